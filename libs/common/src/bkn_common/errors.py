@@ -1,0 +1,123 @@
+"""The error envelope: one shape for every refusal, on REST, MCP and internal calls.
+
+``{"code": ..., "message": ..., "details": ..., "request_id": ...}`` where ``code`` is stable
+(programs branch on it) and ``message`` is rendered in zh-CN or en-US by ``Accept-Language``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from bkn_common.i18n import Language, register_messages, render_message
+
+
+class ErrorEnvelope(BaseModel):
+    """The documented error body."""
+
+    model_config = ConfigDict(extra="allow")
+
+    code: str
+    message: str
+    details: Any | None = None
+    request_id: str | None = None
+
+
+class ApiError(Exception):
+    """A refusal carrying a stable code, an HTTP status and message parameters.
+
+    ``extra`` holds additional top-level envelope fields (``required_action``,
+    ``permission_guidance``) that sit beside ``code`` and ``details``.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        status: int = 400,
+        *,
+        params: Mapping[str, object] | None = None,
+        details: Any = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(code)
+        self.code = code
+        self.status = status
+        self.params = dict(params or {})
+        self.details = details
+        self.extra = dict(extra or {})
+
+    def envelope(self, language: Language, request_id: str | None = None) -> ErrorEnvelope:
+        """Render this error for a caller speaking ``language``."""
+        return ErrorEnvelope(
+            code=self.code,
+            message=render_message(self.code, language, self.params),
+            details=self.details,
+            request_id=request_id,
+            **self.extra,
+        )
+
+    def __repr__(self) -> str:
+        return f"ApiError({self.code!r}, {self.status}, params={self.params!r})"
+
+
+class ErrorCode:
+    """Codes shared by every service (services register their own in their domain)."""
+
+    UNAUTHENTICATED = "unauthenticated"
+    PERMISSION_DENIED = "permission_denied"
+    INVALID_REQUEST = "invalid_request"
+    NOT_FOUND = "not_found"
+    UNKNOWN_TOOL = "unknown_tool"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    DEPENDENCY_UNAVAILABLE = "dependency_unavailable"
+    UPSTREAM_UNAVAILABLE = "upstream_unavailable"
+    IDEMPOTENCY_CONFLICT = "idempotency_conflict"
+    INTERNAL = "internal_error"
+
+
+register_messages(
+    {
+        ErrorCode.UNAUTHENTICATED: {
+            "zh-CN": "未认证：请在 Authorization 头中提供有效的 Bearer 令牌（OAuth 访问令牌或 bak_ AppKey）。{reason}",
+            "en-US": "Not authenticated: send a valid Bearer token (OAuth access token or bak_ AppKey) in the Authorization header. {reason}",
+        },
+        ErrorCode.PERMISSION_DENIED: {
+            "zh-CN": "权限不足：{reason}",
+            "en-US": "Permission denied: {reason}",
+        },
+        ErrorCode.INVALID_REQUEST: {
+            "zh-CN": "请求参数不合法：{reason}",
+            "en-US": "Invalid request: {reason}",
+        },
+        ErrorCode.NOT_FOUND: {
+            "zh-CN": "未找到：{reason}",
+            "en-US": "Not found: {reason}",
+        },
+        ErrorCode.UNKNOWN_TOOL: {
+            "zh-CN": "未知工具 {tool}：该工具不存在或未在此端点发布。",
+            "en-US": "Unknown tool {tool}: it does not exist or is not published on this endpoint.",
+        },
+        ErrorCode.PAYLOAD_TOO_LARGE: {
+            "zh-CN": "内容过大：{reason}",
+            "en-US": "Payload too large: {reason}",
+        },
+        ErrorCode.DEPENDENCY_UNAVAILABLE: {
+            "zh-CN": "依赖服务暂不可用（{dependency}），请稍后重试。",
+            "en-US": "A dependency is unavailable ({dependency}); retry later.",
+        },
+        ErrorCode.UPSTREAM_UNAVAILABLE: {
+            "zh-CN": "上游工具不可达：{reason}",
+            "en-US": "The upstream tool could not be reached: {reason}",
+        },
+        ErrorCode.IDEMPOTENCY_CONFLICT: {
+            "zh-CN": "幂等冲突：同一调用 ID 已用于不同的输入；请为新的调用使用新的 ID。",
+            "en-US": "Idempotency conflict: this invocation id was already used with different input; use a new id for a new call.",
+        },
+        ErrorCode.INTERNAL: {
+            "zh-CN": "服务内部错误，请稍后重试；如持续出现请提供 request_id 联系管理员。",
+            "en-US": "Internal error; retry later, and quote the request_id to an administrator if it persists.",
+        },
+    }
+)

@@ -1,0 +1,83 @@
+"""Trace core events: the provenance record (conversation, interaction, operation, evidence)
+and exported OpenTelemetry spans."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from bkn_common.events.base import Event, register_event
+
+
+@register_event
+class InteractionStarted(Event):
+    type = "trace.interaction.started"
+    conversation_id: str
+    interaction_id: str
+    new_conversation: bool
+    account: str
+    agent_name: str
+    question: str
+    host_conversation_key: str | None = None
+    capture_enabled: bool = True
+    started_at: datetime
+
+
+@register_event
+class InteractionFinished(Event):
+    type = "trace.interaction.finished"
+    conversation_id: str
+    interaction_id: str
+    outcome: Literal["completed", "failed", "cancelled", "handed_off", "abandoned"]
+    answer: str | None = None
+    reason: str | None = None
+    execution_status: str
+    evidence_status: str
+    finished_at: datetime
+
+
+@register_event
+class OperationRecorded(Event):
+    type = "trace.operation.recorded"
+    operation_id: str
+    operation_key: str
+    conversation_id: str
+    interaction_id: str
+    tool_name: str
+    input_hash: str
+    receipt_id: str
+    receipt_status: Literal["pending", "completed", "failed"]
+    evidence_durability: Literal["pending", "durable", "failed"]
+    recorded_at: datetime
+
+
+@register_event
+class EvidenceRecorded(Event):
+    type = "trace.evidence.recorded"
+    evidence_id: str
+    operation_id: str
+    interaction_id: str
+    evidence_type: Literal["retrieval", "execution"]
+    attempt: int = 1
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    source_refs: tuple[str, ...] = ()
+    recorded_at: datetime
+
+
+@register_event
+class SpanExported(Event):
+    """A finished OpenTelemetry span, shipped through Kafka to trace-recorder."""
+
+    type = "trace.span.exported"
+    trace_id: str
+    span_id: str
+    parent_span_id: str | None = None
+    name: str
+    service_name: str
+    kind: str
+    start_time_unix_nano: int
+    end_time_unix_nano: int
+    status: str
+    attributes: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,106 @@
+"""HTTP plumbing every service shares: request ids, the error envelope, health probes."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.responses import Response
+
+from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.i18n import Language, negotiate_language
+
+log = logging.getLogger(__name__)
+REQUEST_ID_HEADER = "bkn-request-id"
+ReadinessCheck = Callable[[], Awaitable[bool]]
+
+
+def request_language(request: Request) -> Language:
+    return negotiate_language(request.headers.get("accept-language"))
+
+
+def request_id(request: Request) -> str:
+    value = getattr(request.state, "request_id", None)
+    return str(value) if value else uuid.uuid4().hex
+
+
+class RequestIdMiddleware(BaseHTTPMiddleware):
+    """Reuse the caller's ``bkn-request-id`` (or ``X-Request-Id``) or issue one; echo it back."""
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        incoming = request.headers.get(REQUEST_ID_HEADER) or request.headers.get("x-request-id")
+        request.state.request_id = incoming if incoming and len(incoming) <= 128 else uuid.uuid4().hex
+        response = await call_next(request)
+        response.headers[REQUEST_ID_HEADER] = request.state.request_id
+        return response
+
+
+def error_response(request: Request, error: ApiError) -> JSONResponse:
+    envelope = error.envelope(request_language(request), request_id(request))
+    return JSONResponse(
+        envelope.model_dump(mode="json", exclude_none=True),
+        status_code=error.status,
+        headers={REQUEST_ID_HEADER: request_id(request)},
+    )
+
+
+def validation_error(errors: list[Any]) -> ApiError:
+    """Turn pydantic validation errors into the envelope (fields named in details)."""
+    fields = []
+    for err in errors:
+        location = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body",))
+        fields.append({"field": location, "problem": err.get("msg", ""), "type": err.get("type")})
+    reason = "; ".join(f"{f['field']}: {f['problem']}" for f in fields) or "malformed body"
+    return ApiError(ErrorCode.INVALID_REQUEST, 400, params={"reason": reason}, details=fields)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Every refusal of ``app`` leaves in the documented envelope."""
+
+    async def on_api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error_response(request, exc)
+
+    async def on_validation_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return error_response(request, validation_error(list(exc.errors())))
+
+    async def on_unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s", request.url.path)
+        return error_response(request, ApiError(ErrorCode.INTERNAL, 500))
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(Exception, on_unexpected)
+    app.add_middleware(RequestIdMiddleware)
+
+
+def health_router(checks: Mapping[str, ReadinessCheck]) -> APIRouter:
+    """``/healthz`` (the process is up) and ``/readyz`` (every dependency check passes)."""
+    router = APIRouter()
+
+    @router.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @router.get("/readyz")
+    async def readyz() -> JSONResponse:
+        results = {}
+        for name, check in checks.items():
+            try:
+                results[name] = await check()
+            except Exception:
+                results[name] = False
+        ready = all(results.values())
+        return JSONResponse(
+            {"status": "ready" if ready else "not_ready", "checks": results},
+            status_code=200 if ready else 503,
+        )
+
+    return router

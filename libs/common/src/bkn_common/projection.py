@@ -1,0 +1,165 @@
+"""Materialized views: replay topics from offset zero into a derived store.
+
+A :class:`ProjectionRunner` assigns every partition of its topics, reads from the beginning
+(or from positions a persistent store remembers), applies each record to a
+:class:`Projection` and only then advances the position it keeps with that state, so a
+crash never skips a record and redelivery is harmless (projections are idempotent upserts).
+A record that can never be applied goes to the consumer's dead-letter topic with the reason,
+and the runner moves on. ``caught_up`` tells readiness probes the initial replay finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from typing import Protocol
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
+
+from bkn_common.events import EventRecord, PoisonMessage, decode_event
+from bkn_common.topics import TopicSpec, dead_letter_topic
+
+log = logging.getLogger(__name__)
+
+
+class Projection(Protocol):
+    """A derived store fed by events."""
+
+    def apply(self, record: EventRecord) -> None:
+        """Apply one event idempotently; raise to reject it (it goes to the dead-letter topic)."""
+
+
+class ProjectionRunner:
+    """Feeds a projection from Kafka; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        bootstrap_servers: str,
+        consumer_name: str,
+        topics: Sequence[TopicSpec],
+        projection: Projection,
+        topic_prefix: str = "",
+        batch_size: int = 5000,
+    ) -> None:
+        self._bootstrap = bootstrap_servers
+        self._consumer_name = consumer_name
+        self._topics = [t.full_name(topic_prefix) for t in topics]
+        self._dlq_topic = dead_letter_topic(consumer_name).full_name(topic_prefix)
+        self._projection = projection
+        self._batch_size = batch_size
+        self._consumer: AIOKafkaConsumer | None = None
+        self._producer: AIOKafkaProducer | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._catch_up_target: dict[TopicPartition, int] = {}
+        self.positions: dict[TopicPartition, int] = {}
+        self.applied = 0
+        self.dead_lettered = 0
+        self.caught_up = asyncio.Event()
+        self.last_error: str | None = None
+
+    async def start(self, positions: dict[TopicPartition, int] | None = None) -> None:
+        """Assign all partitions, seek, and start consuming in the background."""
+        self._producer = AIOKafkaProducer(
+            bootstrap_servers=self._bootstrap, acks="all", enable_idempotence=True
+        )
+        await self._producer.start()
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self._bootstrap,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            client_id=f"{self._consumer_name}-projection",
+            max_partition_fetch_bytes=16 * 1024 * 1024,
+            fetch_max_bytes=64 * 1024 * 1024,
+        )
+        await consumer.start()
+        self._consumer = consumer
+        await consumer.topics()
+        partitions = [
+            TopicPartition(topic, p)
+            for topic in self._topics
+            for p in sorted(consumer.partitions_for_topic(topic) or ())
+        ]
+        missing = [t for t in self._topics if not consumer.partitions_for_topic(t)]
+        if missing:
+            raise RuntimeError(f"topics missing (run `clctl topics --create`): {missing}")
+        consumer.assign(partitions)
+        for tp in partitions:
+            start_at = (positions or {}).get(tp)
+            if start_at is None:
+                await consumer.seek_to_beginning(tp)
+            else:
+                consumer.seek(tp, start_at)
+        self._catch_up_target = await consumer.end_offsets(partitions)
+        for tp in partitions:
+            self.positions[tp] = await consumer.position(tp)
+        self._check_caught_up()
+        self._task = asyncio.create_task(self._run(), name=f"projection-{self._consumer_name}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._consumer is not None:
+            await self._consumer.stop()
+        if self._producer is not None:
+            await self._producer.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def _run(self) -> None:
+        assert self._consumer is not None
+        while True:
+            try:
+                batches = await self._consumer.getmany(
+                    timeout_ms=100, max_records=self._batch_size
+                )
+            except Exception as exc:  # broker hiccup: keep trying, readiness reports it
+                self.last_error = f"fetch failed: {exc}"
+                log.warning("projection %s fetch failed: %s", self._consumer_name, exc)
+                await asyncio.sleep(1)
+                continue
+            self.last_error = None
+            for tp, records in batches.items():
+                for record in records:
+                    await self._apply(record)
+                    self.positions[tp] = record.offset + 1
+            self._check_caught_up()
+
+    async def _apply(self, record: ConsumerRecord[bytes, bytes]) -> None:
+        try:
+            self._projection.apply(decode_event(record.value))
+            self.applied += 1
+        except PoisonMessage as exc:
+            await self._dead_letter(record, exc.reason)
+        except Exception as exc:  # a record the projection rejects is poison as well
+            await self._dead_letter(record, f"{type(exc).__name__}: {exc}")
+
+    async def _dead_letter(self, record: ConsumerRecord[bytes, bytes], reason: str) -> None:
+        assert self._producer is not None
+        log.warning(
+            "%s: dead-lettering %s[%d]@%d: %s",
+            self._consumer_name, record.topic, record.partition, record.offset, reason,
+        )
+        headers = [
+            ("dlq.reason", reason.encode()),
+            ("dlq.consumer", self._consumer_name.encode()),
+            ("dlq.topic", record.topic.encode()),
+            ("dlq.partition", str(record.partition).encode()),
+            ("dlq.offset", str(record.offset).encode()),
+        ]
+        await self._producer.send_and_wait(
+            self._dlq_topic, value=record.value, key=record.key, headers=headers
+        )
+        self.dead_lettered += 1
+
+    def _check_caught_up(self) -> None:
+        if self.caught_up.is_set():
+            return
+        if all(self.positions.get(tp, 0) >= end for tp, end in self._catch_up_target.items()):
+            self.caught_up.set()

@@ -1,0 +1,36 @@
+"""Settings base: every service subclasses :class:`ServiceSettings` once, with its own prefix.
+
+Infrastructure locations use their conventional unprefixed names (``KAFKA_BOOTSTRAP_SERVERS``,
+``REDIS_URL``, ``TOPIC_PREFIX``, ``OTEL_*``) so one environment points the whole mesh at
+existing infrastructure. Nothing else in the code reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _env(name: str) -> AliasChoices:
+    return AliasChoices(name, name.lower())
+
+
+class ServiceSettings(BaseSettings):
+    """Settings every service shares."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    service_name: str = "bkn"
+    host: str = "127.0.0.1"
+    port: int = 0
+    kafka_bootstrap_servers: str = Field(
+        "127.0.0.1:9092", validation_alias=_env("KAFKA_BOOTSTRAP_SERVERS")
+    )
+    redis_url: str = Field("redis://127.0.0.1:6379/0", validation_alias=_env("REDIS_URL"))
+    topic_prefix: str = Field("", validation_alias=_env("TOPIC_PREFIX"))
+    otel_exporter_otlp_endpoint: str | None = Field(
+        None, validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT")
+    )
+    otel_sdk_disabled: bool = Field(False, validation_alias=_env("OTEL_SDK_DISABLED"))
+    span_export_to_kafka: bool = Field(True, validation_alias=_env("SPAN_EXPORT_TO_KAFKA"))
+    log_level: str = Field("INFO", validation_alias=_env("LOG_LEVEL"))

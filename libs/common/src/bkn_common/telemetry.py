@@ -1,0 +1,35 @@
+"""Telemetry wired once: a tracer provider per service, OTLP export when configured.
+
+Extra span processors (such as the Kafka span exporter of the trace core) are added by the
+caller through ``processors``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+from bkn_common.settings import ServiceSettings
+
+
+def setup_telemetry(
+    settings: ServiceSettings, processors: Iterable[SpanProcessor] = ()
+) -> TracerProvider:
+    """Create (and install globally) the service's tracer provider."""
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": settings.service_name}),
+    )
+    if not settings.otel_sdk_disabled:
+        if settings.otel_exporter_otlp_endpoint:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+            endpoint = settings.otel_exporter_otlp_endpoint.rstrip("/") + "/v1/traces"
+            provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
+        for processor in processors:
+            provider.add_span_processor(processor)
+    trace.set_tracer_provider(provider)
+    return provider
