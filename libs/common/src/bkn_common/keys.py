@@ -20,6 +20,7 @@ _KEYS: dict[type[ev.Event], Callable[[Any], str]] = {
     ev.SkillUpserted: lambda e: f"skill:{e.id}",
     ev.BindingMounted: lambda e: e.kn_id,
     ev.BindingUnmounted: lambda e: e.kn_id,
+    ev.BindingsReplaced: lambda e: e.kn_id,
     ev.OwnerStateChanged: lambda e: f"{e.owner_kind}:{e.owner_id}",
     ev.ToolStateChanged: lambda e: f"tool:{e.owner_id}:{e.tool_id}",
     ev.ProxySyncChanged: lambda e: f"proxy:{e.kn_id}",

@@ -14,6 +14,7 @@ from bkn_common.events import (
     ActionExecutionUpdated,
     ActionTypeUpserted,
     BindingMounted,
+    BindingsReplaced,
     BindingUnmounted,
     ConceptGroupUpserted,
     Event,
@@ -95,7 +96,7 @@ BINDINGS = TopicSpec(
     cleanup_policy="delete",
     key="kn_id (per-network order is the binding order)",
     description="Capabilities mounted on and unmounted from networks.",
-    events=(BindingMounted, BindingUnmounted),
+    events=(BindingMounted, BindingUnmounted, BindingsReplaced),
 )
 LIFECYCLE = TopicSpec(
     name="bkn.lifecycle.v1",

@@ -12,6 +12,7 @@ from bkn_common.events.base import (
 )
 from bkn_common.events.binding import (
     BindingMounted,
+    BindingsReplaced,
     BindingUnmounted,
     CapabilityRef,
     CapabilityType,
@@ -59,7 +60,7 @@ from bkn_common.events.trace import (
 
 __all__ = [
     "ActionExecutionRequested", "ActionExecutionUpdated", "ActionTarget", "ActionTargetResult",
-    "ActionTypeUpserted", "BindingMounted", "BindingUnmounted", "CapabilityRef", "CapabilityType",
+    "ActionTypeUpserted", "BindingMounted", "BindingUnmounted", "BindingsReplaced", "CapabilityRef", "CapabilityType",
     "ConceptGroupUpserted", "DataProperty", "Event", "EventRecord", "EvidenceRecorded",
     "ExecutionReceiptRecorded", "FunctionCode", "InteractionFinished", "InteractionStarted",
     "LogicProperty", "McpServerUpserted", "McpToolSpec", "NetworkGrant", "NetworkUpserted",

@@ -39,6 +39,15 @@ class BindingUnmounted(Event):
 
 
 @register_event
+class BindingsReplaced(Event):
+    """The complete, ordered set of capabilities mounted on a network (what a bundle declares)."""
+
+    type = "binding.replaced"
+    kn_id: str
+    capabilities: tuple[CapabilityRef, ...]
+
+
+@register_event
 class OwnerStateChanged(Event):
     """A toolbox or MCP server published or taken offline."""
 

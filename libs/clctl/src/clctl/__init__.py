@@ -1,0 +1,1 @@
+"""clctl: the operator CLI of the Context Loader mesh."""

@@ -1,0 +1,13 @@
+"""clctl settings (environment: KAFKA_BOOTSTRAP_SERVERS, TOPIC_PREFIX, ...)."""
+
+from __future__ import annotations
+
+from pydantic_settings import SettingsConfigDict
+
+from bkn_common.settings import ServiceSettings
+
+
+class ClctlSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="CLCTL_", extra="ignore", populate_by_name=True)
+
+    service_name: str = "clctl"

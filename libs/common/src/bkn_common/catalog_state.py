@@ -1,0 +1,125 @@
+"""The capability catalogue as derived state: toolboxes, MCP servers, skills, bindings,
+lifecycle and proxy sync, folded from the catalog, bindings and lifecycle topics.
+
+Pure and idempotent: applying a record twice leaves the same state. capability-index uses
+it to build its index; tool-executor uses it as the execution factory's own records (the
+lifecycle gate and the exact binding check read it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from bkn_common import events as ev
+
+GateReason = Literal[
+    "owner_offline", "owner_state_unknown", "tool_disabled", "tool_state_unknown", "not_in_catalog"
+]
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Whether a capability passes the lifecycle gate, and if not, why."""
+
+    passed: bool
+    reason: GateReason | None = None
+
+
+@dataclass(frozen=True)
+class ToolEntry:
+    """A tool with its owner, whichever kind of owner it has."""
+
+    ref: ev.CapabilityRef
+    owner_name: str
+    name: str
+    description: str
+    use_rule: str
+    metadata_type: str | None
+    tool: ev.ToolSpec | ev.McpToolSpec
+
+
+@dataclass
+class CatalogState:
+    toolboxes: dict[str, ev.ToolboxUpserted] = field(default_factory=dict)
+    servers: dict[str, ev.McpServerUpserted] = field(default_factory=dict)
+    skills: dict[str, ev.SkillUpserted] = field(default_factory=dict)
+    bindings: dict[str, list[ev.CapabilityRef]] = field(default_factory=dict)
+    owner_states: dict[tuple[str, str], str] = field(default_factory=dict)
+    tool_states: dict[tuple[str, str], bool] = field(default_factory=dict)
+    proxies: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    version: int = 0
+
+    def apply(self, record: ev.EventRecord) -> bool:
+        """Fold one event in; returns whether the event concerned the catalogue."""
+        event = record.event
+        match event:
+            case ev.ToolboxUpserted():
+                self.toolboxes[event.id] = event
+            case ev.McpServerUpserted():
+                self.servers[event.id] = event
+            case ev.SkillUpserted():
+                self.skills[event.id] = event
+            case ev.BindingsReplaced():
+                self.bindings[event.kn_id] = list(dict.fromkeys(event.capabilities))
+            case ev.BindingMounted():
+                mounted = self.bindings.setdefault(event.kn_id, [])
+                if event.capability not in mounted:
+                    mounted.append(event.capability)
+            case ev.BindingUnmounted():
+                mounted = self.bindings.get(event.kn_id, [])
+                if event.capability in mounted:
+                    mounted.remove(event.capability)
+            case ev.OwnerStateChanged():
+                self.owner_states[(event.owner_kind, event.owner_id)] = event.state
+            case ev.ToolStateChanged():
+                self.tool_states[(event.owner_id, event.tool_id)] = event.enabled
+            case ev.ProxySyncChanged():
+                self.proxies[event.kn_id] = (event.proxy_id, event.synced)
+            case _:
+                return False
+        self.version += 1
+        return True
+
+    def is_bound(self, kn_id: str, ref: ev.CapabilityRef) -> bool:
+        return ref in self.bindings.get(kn_id, ())
+
+    def tool_entry(self, ref: ev.CapabilityRef) -> ToolEntry | None:
+        """The catalogue record of a tool capability (None for skills or unknown tools)."""
+        if ref.capability_type == "function":
+            box = self.toolboxes.get(ref.owner_id or "")
+            tool = next((t for t in box.tools if t.id == ref.capability_id), None) if box else None
+            if box is None or tool is None:
+                return None
+            return ToolEntry(ref, box.name, tool.name, tool.description, tool.use_rule, box.kind, tool)
+        if ref.capability_type == "mcp_tool":
+            server = self.servers.get(ref.owner_id or "")
+            mcp_tool = (
+                next((t for t in server.tools if t.id == ref.capability_id), None) if server else None
+            )
+            if server is None or mcp_tool is None:
+                return None
+            return ToolEntry(
+                ref, server.name, mcp_tool.name, mcp_tool.description, mcp_tool.use_rule, None, mcp_tool
+            )
+        return None
+
+    def gate(self, ref: ev.CapabilityRef) -> GateResult:
+        """The lifecycle gate; a state that cannot be confirmed counts as unpublished."""
+        if ref.capability_type == "skill":
+            passed = ref.capability_id in self.skills
+            return GateResult(passed, None if passed else "not_in_catalog")
+        if self.tool_entry(ref) is None:
+            return GateResult(False, "not_in_catalog")
+        kind = "toolbox" if ref.capability_type == "function" else "mcp_server"
+        owner_state = self.owner_states.get((kind, ref.owner_id or ""))
+        if owner_state is None:
+            return GateResult(False, "owner_state_unknown")
+        if owner_state != "published":
+            return GateResult(False, "owner_offline")
+        enabled = self.tool_states.get((ref.owner_id or "", ref.capability_id))
+        if enabled is None:
+            return GateResult(False, "tool_state_unknown")
+        if not enabled:
+            return GateResult(False, "tool_disabled")
+        return GateResult(True)

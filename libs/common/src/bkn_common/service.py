@@ -1,0 +1,81 @@
+"""Service assembly helpers shared by every service's ``bootstrap.py``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+
+from fastapi import FastAPI
+
+from bkn_common.http import ReadinessCheck, health_router, install_error_handlers
+from bkn_common.kafka import ensure_topics
+from bkn_common.projection import Projection, ProjectionRunner
+from bkn_common.settings import ServiceSettings
+from bkn_common.topics import TopicSpec
+
+Resource = Callable[[], AbstractAsyncContextManager[object]]
+
+
+def projection_runner(
+    settings: ServiceSettings,
+    consumer_name: str,
+    topics: Sequence[TopicSpec],
+    projection: Projection,
+) -> ProjectionRunner:
+    return ProjectionRunner(
+        bootstrap_servers=settings.kafka_bootstrap_servers,
+        consumer_name=consumer_name,
+        topics=topics,
+        projection=projection,
+        topic_prefix=settings.topic_prefix,
+    )
+
+
+@asynccontextmanager
+async def running_projection(
+    settings: ServiceSettings, runner: ProjectionRunner
+) -> AsyncIterator[ProjectionRunner]:
+    """Provision topics, start the runner, stop it on exit (retrying while Kafka starts)."""
+    for attempt in range(30):
+        try:
+            await ensure_topics(settings.kafka_bootstrap_servers, settings.topic_prefix)
+            await runner.start()
+            break
+        except Exception:
+            if attempt == 29:
+                raise
+            await runner.stop()
+            await asyncio.sleep(1)
+    try:
+        yield runner
+    finally:
+        await runner.stop()
+
+
+def projection_ready(runner: ProjectionRunner) -> Callable[[], Awaitable[bool]]:
+    async def check() -> bool:
+        return runner.running and runner.caught_up.is_set()
+
+    return check
+
+
+def make_service_app(
+    *,
+    title: str,
+    resources: Sequence[Resource],
+    readiness: Mapping[str, ReadinessCheck],
+) -> FastAPI:
+    """A FastAPI app with the envelope, health probes and the given resources in its lifespan."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            for resource in resources:
+                await stack.enter_async_context(resource())
+            yield
+
+    app = FastAPI(title=title, lifespan=lifespan, docs_url=None, redoc_url=None)
+    install_error_handlers(app)
+    app.include_router(health_router(readiness))
+    return app

@@ -1,0 +1,1 @@
+"""capability-index: the ranked space of capabilities mounted on each network."""

@@ -1,0 +1,140 @@
+"""The capability index: catalogue state plus the lexical index, kept in step by events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bkn_common import events as ev
+from bkn_common.catalog_state import CatalogState
+from capability_index.domain.documents import skill_document, tool_document
+from capability_index.domain.ranking import LexicalIndex
+
+
+@dataclass(frozen=True)
+class Hit:
+    ref: ev.CapabilityRef
+    name: str
+    description: str
+    use_rule: str
+    metadata_type: str | None
+    score: float | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "capability_type": self.ref.capability_type,
+            "capability_id": self.ref.capability_id,
+            "owner_id": self.ref.owner_id,
+            "name": self.name,
+            "description": self.description,
+            "use_rule": self.use_rule,
+            "metadata_type": self.metadata_type,
+            "score": self.score,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[Hit]
+    total_matched: int
+
+
+class CapabilityIndex:
+    """Applies catalogue events and answers searches restricted to a network's mounts."""
+
+    def __init__(self) -> None:
+        self.catalog = CatalogState()
+        self.lexical = LexicalIndex()
+        self._refs: dict[str, ev.CapabilityRef] = {}
+        self._metadata: dict[str, str | None] = {}
+
+    # -- projection ---------------------------------------------------------------------
+    def apply(self, record: ev.EventRecord) -> None:
+        if not self.catalog.apply(record):
+            return
+        event = record.event
+        if isinstance(event, ev.ToolboxUpserted):
+            self._reindex_owner("function", event.id, [t.id for t in event.tools])
+        elif isinstance(event, ev.McpServerUpserted):
+            self._reindex_owner("mcp_tool", event.id, [t.id for t in event.tools])
+        elif isinstance(event, ev.SkillUpserted):
+            doc = skill_document(event)
+            self._store(ev.CapabilityRef(capability_type="skill", capability_id=event.id), None)
+            self.lexical.upsert(doc)
+
+    def _reindex_owner(self, capability_type: str, owner_id: str, tool_ids: Sequence[str]) -> None:
+        current = {
+            key for key, ref in self._refs.items()
+            if ref.owner_id == owner_id and ref.capability_type == capability_type
+        }
+        keep = set()
+        for tool_id in tool_ids:
+            ref = ev.CapabilityRef(
+                capability_type=capability_type, capability_id=tool_id, owner_id=owner_id  # type: ignore[arg-type]
+            )
+            entry = self.catalog.tool_entry(ref)
+            if entry is None:
+                continue
+            self._store(ref, entry.metadata_type)
+            self.lexical.upsert(tool_document(entry))
+            keep.add(ref.key)
+        for stale in current - keep:
+            self.lexical.remove(stale)
+            self._refs.pop(stale, None)
+            self._metadata.pop(stale, None)
+
+    def _store(self, ref: ev.CapabilityRef, metadata_type: str | None) -> None:
+        self._refs[ref.key] = ref
+        self._metadata[ref.key] = metadata_type
+
+    # -- queries --------------------------------------------------------------------------
+    def _candidates(
+        self,
+        kn_id: str,
+        types: Sequence[str] | None,
+        metadata_types: Sequence[str] | None,
+        owner_id: str | None,
+    ) -> list[ev.CapabilityRef]:
+        out = []
+        for ref in self.catalog.bindings.get(kn_id, ()):
+            if types and ref.capability_type not in types:
+                continue
+            if owner_id is not None and ref.owner_id != owner_id:
+                continue
+            if metadata_types and (
+                ref.capability_type != "function"
+                or self._metadata.get(ref.key) not in metadata_types
+            ):
+                continue
+            out.append(ref)
+        return out
+
+    def _hit(self, ref: ev.CapabilityRef, score: float | None) -> Hit | None:
+        doc = self.lexical.get(ref.key)
+        if doc is None:
+            return None
+        return Hit(ref, doc.name, doc.description, doc.use_rule, self._metadata.get(ref.key), score)
+
+    def search(
+        self,
+        kn_id: str,
+        *,
+        query: str | None,
+        types: Sequence[str] | None = None,
+        metadata_types: Sequence[str] | None = None,
+        owner_id: str | None = None,
+        limit: int = 20,
+    ) -> SearchResult:
+        """Ranked (with ``query``) or binding-ordered (without) hits among the mounts."""
+        candidates = self._candidates(kn_id, types, metadata_types, owner_id)
+        if not query or not query.strip():
+            hits = [h for ref in candidates if (h := self._hit(ref, None)) is not None]
+            return SearchResult(hits[:limit], len(hits))
+        by_key = {ref.key: ref for ref in candidates}
+        ranked = self.lexical.search(query, candidates=by_key.keys(), limit=max(len(by_key), 1))
+        hits = [h for key, score in ranked[:limit] if (h := self._hit(by_key[key], score))]
+        return SearchResult(hits, len(ranked))
+
+    def describe(self, refs: Sequence[ev.CapabilityRef]) -> list[Hit]:
+        """Index records for the given capabilities (those not indexed are left out)."""
+        return [h for ref in refs if (h := self._hit(ref, None)) is not None]
