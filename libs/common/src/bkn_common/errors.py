@@ -67,6 +67,7 @@ class ErrorCode:
 
     UNAUTHENTICATED = "unauthenticated"
     PERMISSION_DENIED = "permission_denied"
+    NETWORK_PERMISSION_DENIED = "network_permission_denied"
     INVALID_REQUEST = "invalid_request"
     NOT_FOUND = "not_found"
     UNKNOWN_TOOL = "unknown_tool"
@@ -86,6 +87,10 @@ register_messages(
         ErrorCode.PERMISSION_DENIED: {
             "zh-CN": "权限不足：{reason}",
             "en-US": "Permission denied: {reason}",
+        },
+        ErrorCode.NETWORK_PERMISSION_DENIED: {
+            "zh-CN": "缺少知识网络 {kn_id} 本身的 {permission} 权限；对象类、工具或 Skill 等子资源上的授权不能代替网络权限。请联系管理员授予该网络的 {permission} 权限。",
+            "en-US": "Missing the {permission} permission on knowledge network {kn_id} itself; grants on sub-resources such as object types, tools or skills do not count. Ask an administrator to grant {permission} on the network.",
         },
         ErrorCode.INVALID_REQUEST: {
             "zh-CN": "请求参数不合法：{reason}",
@@ -121,3 +126,13 @@ register_messages(
         },
     }
 )
+
+
+def network_permission_error(kn_id: str, permission: str) -> ApiError:
+    """403 naming the missing network-level permission."""
+    return ApiError(
+        ErrorCode.NETWORK_PERMISSION_DENIED,
+        403,
+        params={"kn_id": kn_id, "permission": permission},
+        details={"missing_permission": permission, "resource": f"knowledge_network:{kn_id}"},
+    )

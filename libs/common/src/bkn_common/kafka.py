@@ -98,3 +98,18 @@ async def ensure_topics(
         return created
     finally:
         await admin.close()
+
+
+async def topic_partitions(bootstrap_servers: str, names: Sequence[str]) -> dict[str, list[int]]:
+    """Partition ids of existing topics (a topic that does not exist is left out)."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers, client_id="bkn-admin")
+    await admin.start()
+    try:
+        described = await admin.describe_topics(list(names))
+    finally:
+        await admin.close()
+    out: dict[str, list[int]] = {}
+    for topic in described:
+        if topic.get("error_code", 0) == 0 and topic.get("partitions"):
+            out[topic["topic"]] = sorted(p["partition"] for p in topic["partitions"])
+    return out

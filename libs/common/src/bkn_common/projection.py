@@ -19,6 +19,7 @@ from typing import Protocol
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
 from bkn_common.events import EventRecord, PoisonMessage, decode_event
+from bkn_common.kafka import topic_partitions
 from bkn_common.topics import TopicSpec, dead_letter_topic
 
 log = logging.getLogger(__name__)
@@ -76,13 +77,9 @@ class ProjectionRunner:
         )
         await consumer.start()
         self._consumer = consumer
-        await consumer.topics()
-        partitions = [
-            TopicPartition(topic, p)
-            for topic in self._topics
-            for p in sorted(consumer.partitions_for_topic(topic) or ())
-        ]
-        missing = [t for t in self._topics if not consumer.partitions_for_topic(t)]
+        known = await topic_partitions(self._bootstrap, self._topics)
+        partitions = [TopicPartition(t, p) for t in self._topics for p in known.get(t, ())]
+        missing = [t for t in self._topics if t not in known]
         if missing:
             raise RuntimeError(f"topics missing (run `clctl topics --create`): {missing}")
         consumer.assign(partitions)

@@ -54,6 +54,7 @@ class Bundle:
     root: Path
     documents: list[Document] = field(default_factory=list)
     skill_files: dict[str, dict[str, str]] = field(default_factory=dict)
+    function_sources: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def of(self, kind: type[Strict]) -> list[Any]:
         return [d.model for d in self.documents if isinstance(d.model, kind)]
@@ -114,6 +115,7 @@ def load_bundle(source: Path) -> Bundle:
             bundle.documents.append(Document(path, index, model))
     if not problems:
         problems.extend(_load_skill_files(bundle))
+        problems.extend(_load_function_sources(bundle))
         problems.extend(check_references(bundle))
     if problems:
         raise BundleError(problems)
@@ -134,6 +136,12 @@ def _validation_problems(file: str, prefix: str, exc: ValidationError) -> list[P
     return problems
 
 
+def _is_skill_file(path: Path, folder: Path) -> bool:
+    parts = path.relative_to(folder).parts
+    hidden = any(p.startswith(".") or p == "__pycache__" for p in parts)
+    return path.is_file() and not hidden and path.suffix not in (".pyc", ".pyo")
+
+
 def _load_skill_files(bundle: Bundle) -> list[Problem]:
     problems = []
     for doc in bundle.documents:
@@ -145,7 +153,7 @@ def _load_skill_files(bundle: Bundle) -> list[Problem]:
             problems.append(Problem(rel, "dir", f"skill folder {doc.model.dir!r} does not exist"))
             continue
         files: dict[str, str] = {}
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        for path in sorted(p for p in folder.rglob("*") if _is_skill_file(p, folder)):
             if path.stat().st_size > MAX_SKILL_FILE_BYTES:
                 problems.append(Problem(rel, "dir", f"{path.name} is over 8 MiB"))
                 continue
@@ -157,6 +165,30 @@ def _load_skill_files(bundle: Bundle) -> list[Problem]:
         if entry_file and entry_file not in files:
             problems.append(Problem(rel, "entry", f"entry file {entry_file!r} is not in the skill folder"))
         bundle.skill_files[doc.model.id] = files
+    return problems
+
+
+def _load_function_sources(bundle: Bundle) -> list[Problem]:
+    problems = []
+    for doc in bundle.documents:
+        if not isinstance(doc.model, ToolboxDoc):
+            continue
+        rel = str(doc.file.relative_to(bundle.root))
+        for i, tool in enumerate(doc.model.tools):
+            fn = tool.function
+            if fn is None:
+                continue
+            where = f"tools[{i}].function"
+            if fn.source and fn.source_file:
+                problems.append(Problem(rel, where, "give source or source_file, not both"))
+            elif fn.source_file:
+                path = doc.file.parent / fn.source_file
+                try:
+                    bundle.function_sources[(doc.model.id, tool.id)] = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError) as exc:
+                    problems.append(Problem(rel, f"{where}.source_file", f"cannot read {fn.source_file!r}: {exc}"))
+            elif fn.source:
+                bundle.function_sources[(doc.model.id, tool.id)] = fn.source
     return problems
 
 

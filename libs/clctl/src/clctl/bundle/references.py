@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+from bkn_common.events.network import ALL_OPERATORS
 
 from clctl.bundle.models import (
     BindingsDoc,
@@ -17,6 +20,8 @@ from clctl.bundle.models import (
 
 if TYPE_CHECKING:
     from clctl.bundle.loader import Bundle, Problem
+
+
 
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
     "integer": (int,),
@@ -53,6 +58,18 @@ class ReferenceChecker:
         toolboxes = {t.id: t for t in self.bundle.of(ToolboxDoc)}
         servers = {s.id: s for s in self.bundle.of(McpServerDoc)}
         skills = {s.id for s in self.bundle.of(SkillDoc)}
+        for kind in (NetworkDoc, ToolboxDoc, McpServerDoc, SkillDoc):
+            seen: set[str] = set()
+            for doc in self.bundle.of(kind):
+                if doc.id in seen:
+                    self._add(doc, "id", f"{kind.__name__.removesuffix('Doc')} {doc.id!r} is declared twice")
+                seen.add(doc.id)
+        for kind in (SchemaDoc, BindingsDoc):
+            seen = set()
+            for doc in self.bundle.of(kind):
+                if doc.network in seen:
+                    self._add(doc, "network", f"a second {kind.__name__.removesuffix('Doc')} for {doc.network!r}")
+                seen.add(doc.network)
         schemas: dict[str, SchemaDoc] = {}
         for schema in self.bundle.of(SchemaDoc):
             if schema.network not in networks:
@@ -78,11 +95,21 @@ class ReferenceChecker:
     def _check_schema(self, schema: SchemaDoc, toolboxes: dict[str, ToolboxDoc]) -> None:
         groups = {g.id for g in schema.concept_groups}
         types = {ot.id for ot in schema.object_types}
+        self._duplicates(schema, "concept_groups", [g.id for g in schema.concept_groups])
+        self._duplicates(schema, "object_types", [ot.id for ot in schema.object_types])
+        self._duplicates(schema, "relation_types", [rt.id for rt in schema.relation_types])
+        self._duplicates(schema, "action_types", [at.id for at in schema.action_types])
         for i, ot in enumerate(schema.object_types):
             names = {p.name for p in ot.properties}
-            for key in [*ot.primary_keys, ot.display_key]:
-                if key not in names:
-                    self._add(schema, f"object_types[{i}].primary_keys", f"{key!r} is not a property of {ot.id}")
+            for j, prop in enumerate(ot.properties):
+                unknown = sorted(set(prop.condition_operations) - set(ALL_OPERATORS))
+                if unknown:
+                    self._add(schema, f"object_types[{i}].properties[{j}].condition_operations",
+                              f"unknown operator(s) {', '.join(unknown)}")
+            for field_name, keys in (("primary_keys", ot.primary_keys), ("display_key", [ot.display_key])):
+                for key in keys:
+                    if key not in names:
+                        self._add(schema, f"object_types[{i}].{field_name}", f"{key!r} is not a property of {ot.id}")
             for group in ot.concept_groups:
                 if group not in groups:
                     self._add(schema, f"object_types[{i}].concept_groups", f"unknown concept group {group!r}")
@@ -97,7 +124,15 @@ class ReferenceChecker:
             if box is None or at.tool not in {t.id for t in box.tools}:
                 self._add(schema, f"action_types[{i}].tool", f"tool {at.toolbox}/{at.tool} is not declared")
 
+    def _duplicates(self, model: object, path: str, ids: list[str]) -> None:
+        seen: set[str] = set()
+        for i, item in enumerate(ids):
+            if item in seen:
+                self._add(model, f"{path}[{i}].id", f"duplicate id {item!r}")
+            seen.add(item)
+
     def _check_toolbox(self, toolbox: ToolboxDoc) -> None:
+        self._duplicates(toolbox, "tools", [t.id for t in toolbox.tools])
         if toolbox.toolbox_kind == "openapi" and not toolbox.server_url:
             self._add(toolbox, "server_url", "an openapi toolbox needs server_url")
         for i, tool in enumerate(toolbox.tools):
@@ -124,6 +159,8 @@ class ReferenceChecker:
                 if missing:
                     self._add(doc, where, f"primary key {', '.join(missing)} missing")
                     continue
+                if instance_id(row, ot.primary_keys) in seen:
+                    self._add(doc, where, f"duplicate primary key {instance_id(row, ot.primary_keys)!r}")
                 for name, value in row.items():
                     prop = props.get(name)
                     if prop is None:
@@ -197,4 +234,9 @@ def _type_ok(value: Any, prop_type: str) -> bool:
     expected = _PYTHON_TYPES.get(prop_type, (object,))
     if prop_type in ("integer", "number") and isinstance(value, bool):
         return False
+    if prop_type == "datetime" and isinstance(value, str):
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            return False
     return isinstance(value, expected)

@@ -102,12 +102,8 @@ def _schema_events(schema: SchemaDoc) -> list[ev.Event]:
 def _tool_spec(bundle: Bundle, box: ToolboxDoc, tool: ToolDoc) -> ev.ToolSpec:
     function = None
     if tool.function is not None:
-        source = tool.function.source
-        if source is None and tool.function.source_file:
-            doc_dir = next(d.file.parent for d in bundle.documents if d.model is box)
-            source = (doc_dir / tool.function.source_file).read_text(encoding="utf-8")
         function = ev.FunctionCode(
-            source=source or "", handler=tool.function.handler,
+            source=bundle.function_sources.get((box.id, tool.id), ""), handler=tool.function.handler,
             allow_network=tool.function.allow_network, cpu_seconds=tool.function.cpu_seconds,
             memory_mb=tool.function.memory_mb, wall_seconds=tool.function.wall_seconds,
         )

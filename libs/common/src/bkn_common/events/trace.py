@@ -23,6 +23,10 @@ class InteractionStarted(Event):
     host_conversation_key: str | None = None
     capture_enabled: bool = True
     started_at: datetime
+    invocation_id: str | None = None
+    """The caller's client invocation id, when one was given (idempotent start)."""
+    input_hash: str | None = None
+    """sha256 of the canonical start input, to tell a retry from a conflicting reuse."""
 
 
 @register_event
@@ -36,6 +40,10 @@ class InteractionFinished(Event):
     execution_status: str
     evidence_status: str
     finished_at: datetime
+    unrecorded_calls: int = 0
+    """Managed calls the gateway observed running unrecorded (trace core outage gaps)."""
+    operations: int | None = None
+    """How many operations the interaction had when it finished."""
 
 
 @register_event
@@ -51,6 +59,14 @@ class OperationRecorded(Event):
     receipt_status: Literal["pending", "completed", "failed"]
     evidence_durability: Literal["pending", "durable", "failed"]
     recorded_at: datetime
+    correlation: str | None = None
+    """The client invocation id or request id the operation key was derived from."""
+    result: Any = None
+    """The final result, stored for replay of a retried call (absent while pending)."""
+    result_omitted: bool = False
+    """True when the result exceeded the storage cap and was not kept."""
+    execution_receipt_id: str | None = None
+    """The tool-executor receipt of this operation, when it dispatched an execution."""
 
 
 @register_event

@@ -1,0 +1,47 @@
+# Context Loader mesh — every target installs what it needs first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PACKAGES := libs/common libs/clctl services/gateway services/capability-index \
+            services/tool-executor services/trace-recorder services/ontology-query examples/upstreams
+STAMP := $(VENV)/.installed
+
+.PHONY: help install run up down test test-unit test-integration lint bench conformance clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+$(STAMP): constraints.txt requirements-dev.txt $(addsuffix /pyproject.toml,$(PACKAGES))
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -c constraints.txt -r requirements-dev.txt $(addprefix -e ,$(PACKAGES))
+	@touch $(STAMP)
+
+install: $(STAMP)  ## create .venv and install every package, pinned by constraints.txt
+
+run: install  ## start Kafka, Redis, every service and the demo in the foreground (Ctrl-C stops all)
+	$(PY) scripts/devmesh.py up --foreground
+
+up: install  ## the same in the background; returns when every /readyz is green (.run/endpoints.json)
+	$(PY) scripts/devmesh.py up
+
+down:  ## stop everything `make up` started (services, Kafka, Redis)
+	@test -x $(PY) && $(PY) scripts/devmesh.py down || { scripts/kafka.sh stop; scripts/redis.sh stop; }
+
+test: install  ## unit and integration tests (starts and stops the real Kafka and Redis it needs)
+	$(PY) -m pytest tests -q
+
+test-unit: install  ## unit tests only (no servers)
+	$(PY) -m pytest tests/unit -q
+
+test-integration: install  ## integration tests only (real Kafka and Redis)
+	$(PY) -m pytest tests/integration -q
+
+lint: install  ## ruff and mypy --strict
+	$(VENV)/bin/ruff check libs services examples tests bench scripts
+	$(VENV)/bin/mypy libs/common/src libs/clctl/src services/*/src
+
+bench: install  ## benchmarks: print tables and write JSON under bench/results/
+	$(PY) bench/run_all.py
+
+clean:  ## remove caches and run state (keeps .venv and the Kafka jar cache)
+	rm -rf .run .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,303 @@
+"""Start and stop the whole mesh on one machine: infrastructure, services, demo upstreams.
+
+Used by ``make run`` / ``make up`` / ``make down`` and by the integration tests (which start
+their own copy on other ports with their own topic prefix).
+
+    python scripts/devmesh.py up [--foreground]   # start, apply the demo, print URL and key
+    python scripts/devmesh.py down                 # stop everything this project started
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+@dataclass(frozen=True)
+class Process:
+    name: str
+    command: list[str]
+    port: int
+    health_path: str = "/readyz"
+
+
+@dataclass
+class MeshLayout:
+    """Where one copy of the mesh lives: ports, run folder, topic prefix."""
+
+    run_dir: Path = ROOT / ".run"
+    base_port: int = 30779
+    topic_prefix: str = ""
+    kafka: str = "127.0.0.1:9092"
+    redis: str = "redis://127.0.0.1:6379/0"
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def port(self, offset: int) -> int:
+        return self.base_port + offset
+
+    @property
+    def gateway_url(self) -> str:
+        return f"http://127.0.0.1:{self.port(0)}"
+
+    def urls(self) -> dict[str, str]:
+        return {
+            "capability_index": f"http://127.0.0.1:{self.port(2)}",
+            "tool_executor": f"http://127.0.0.1:{self.port(3)}",
+            "trace_recorder": f"http://127.0.0.1:{self.port(4)}",
+            "ontology_query": f"http://127.0.0.1:{self.port(5)}",
+            "finance_api": f"http://127.0.0.1:{self.port(12)}",
+            "logistics_mcp": f"http://127.0.0.1:{self.port(13)}/mcp",
+        }
+
+    def env(self) -> dict[str, str]:
+        urls = self.urls()
+        env = {
+            **os.environ,
+            "KAFKA_BOOTSTRAP_SERVERS": self.kafka,
+            "REDIS_URL": self.redis,
+            "TOPIC_PREFIX": self.topic_prefix,
+            "GATEWAY_PORT": str(self.port(0)),
+            "GATEWAY_IDENTITY_FILE": str(self.run_dir / "identity.yaml"),
+            "GATEWAY_CAPABILITY_INDEX_URL": urls["capability_index"],
+            "GATEWAY_TOOL_EXECUTOR_URL": urls["tool_executor"],
+            "GATEWAY_TRACE_RECORDER_URL": urls["trace_recorder"],
+            "GATEWAY_ONTOLOGY_QUERY_URL": urls["ontology_query"],
+            "CAPABILITY_INDEX_PORT": str(self.port(2)),
+            "TOOL_EXECUTOR_PORT": str(self.port(3)),
+            "TRACE_RECORDER_PORT": str(self.port(4)),
+            "ONTOLOGY_QUERY_PORT": str(self.port(5)),
+            "FINANCE_API_URL": urls["finance_api"],
+            "LOGISTICS_MCP_URL": urls["logistics_mcp"],
+            "PYTHONUNBUFFERED": "1",
+        }
+        env.update(self.extra_env)
+        return env
+
+    def services(self) -> list[Process]:
+        py = str(BIN / "python")
+        return [
+            Process("finance-api", [str(BIN / "demo-finance-api"), "--host", "127.0.0.1",
+                                    "--port", str(self.port(12))], self.port(12), "/healthz"),
+            Process("logistics-mcp", [str(BIN / "demo-logistics-mcp"), "--host", "127.0.0.1",
+                                      "--port", str(self.port(13))], self.port(13), "/healthz"),
+            Process("ontology-query", [py, "-m", "ontology_query"], self.port(5)),
+            Process("capability-index", [py, "-m", "capability_index"], self.port(2)),
+            Process("tool-executor", [py, "-m", "tool_executor"], self.port(3)),
+            Process("trace-recorder", [py, "-m", "trace_recorder"], self.port(4)),
+            Process("gateway", [py, "-m", "gateway"], self.port(0)),
+        ]
+
+
+def ensure_identity(run_dir: Path) -> str:
+    """A dev identity file with accounts of the demo and a fresh AppKey for ``dev``."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    key_file = run_dir / "dev_app_key"
+    identity_file = run_dir / "identity.yaml"
+    if key_file.exists() and identity_file.exists():
+        return key_file.read_text().strip()
+    keys = {account: "bak_" + secrets.token_urlsafe(32) for account in
+            ("dev", "viewer", "subonly", "analyst", "service")}
+    lines = ["accounts:"]
+    for account, key in keys.items():
+        kind = "service" if account == "service" else "user"
+        digest = hashlib.sha256(key.encode()).hexdigest()
+        lines += [f"  - id: {account}", f"    kind: {kind}", "    app_keys:",
+                  f"      - key_id: {account}-1", f"        sha256: {digest}"]
+    identity_file.write_text("\n".join(lines) + "\n")
+    (run_dir / "app_keys.json").write_text(json.dumps(keys, indent=2))
+    os.chmod(run_dir / "app_keys.json", 0o600)
+    key_file.write_text(keys["dev"] + "\n")
+    os.chmod(key_file, 0o600)
+    return keys["dev"]
+
+
+def _pid_file(layout: MeshLayout, name: str) -> Path:
+    return layout.run_dir / "pids" / f"{name}.pid"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:  # a zombie is not alive
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"
+    except OSError:
+        return True
+
+
+def start_process(layout: MeshLayout, process: Process) -> None:
+    pid_file = _pid_file(layout, process.name)
+    if pid_file.exists() and _alive(int(pid_file.read_text())):
+        return
+    (layout.run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    pid_file.parent.mkdir(parents=True, exist_ok=True)
+    log = open(layout.run_dir / "logs" / f"{process.name}.log", "ab")  # noqa: SIM115
+    child = subprocess.Popen(
+        process.command, env=layout.env(), stdout=log, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, cwd=ROOT, start_new_session=True,
+    )
+    pid_file.write_text(str(child.pid))
+
+
+def wait_healthy(layout: MeshLayout, processes: Iterable[Process], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        url = f"http://127.0.0.1:{process.port}{process.health_path}"
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except (urllib.error.URLError, OSError):
+                pass
+            pid_file = _pid_file(layout, process.name)
+            if pid_file.exists() and not _alive(int(pid_file.read_text())):
+                raise RuntimeError(f"{process.name} exited; see {layout.run_dir}/logs/{process.name}.log")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{process.name} not ready at {url}; see {layout.run_dir}/logs")
+            time.sleep(0.2)
+
+
+def stop_processes(layout: MeshLayout, names: Iterable[str]) -> None:
+    pids = []
+    for name in names:
+        pid_file = _pid_file(layout, name)
+        if not pid_file.exists():
+            continue
+        pid = int(pid_file.read_text())
+        if _alive(pid):
+            try:
+                os.killpg(pid, signal.SIGTERM)
+            except OSError:
+                os.kill(pid, signal.SIGTERM)
+            pids.append(pid)
+        pid_file.unlink(missing_ok=True)
+    deadline = time.monotonic() + 15
+    for pid in pids:
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if _alive(pid):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def infra(action: str) -> None:
+    for script in ("kafka.sh", "redis.sh"):
+        subprocess.run([str(ROOT / "scripts" / script), action], check=action == "start")
+
+
+def apply_bundles(layout: MeshLayout, bundles: Iterable[str]) -> None:
+    for bundle in bundles:
+        subprocess.run([str(BIN / "clctl"), "apply", "-f", str(ROOT / bundle)], env=layout.env(),
+                       check=True, stdout=subprocess.DEVNULL)
+
+
+def wait_demo_visible(layout: MeshLayout, app_key: str, kn_id: str = "supply_chain", timeout: float = 60) -> None:
+    """Wait until the gateway lists the demo network's capabilities (projections caught up)."""
+    deadline = time.monotonic() + timeout
+    request_body = json.dumps({"kn_id": kn_id}).encode()
+    while time.monotonic() < deadline:
+        request = urllib.request.Request(
+            f"{layout.gateway_url}/api/agent-retrieval/v1/kn/search_capabilities",
+            data=request_body, method="POST",
+            headers={"Authorization": f"Bearer {app_key}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                if json.loads(response.read()).get("capabilities"):
+                    return
+        except (urllib.error.URLError, OSError, ValueError):
+            pass
+        time.sleep(0.3)
+    raise RuntimeError("the demo network did not become visible through the gateway")
+
+
+def up(layout: MeshLayout, *, with_infra: bool = True, bundles: Iterable[str] = ()) -> str:
+    if with_infra:
+        infra("start")
+    app_key = ensure_identity(layout.run_dir)
+    subprocess.run([str(BIN / "clctl"), "topics", "--create"], env=layout.env(), check=True,
+                   stdout=subprocess.DEVNULL)
+    processes = layout.services()
+    for process in processes:
+        start_process(layout, process)
+    wait_healthy(layout, processes)
+    bundles = list(bundles)
+    if bundles:
+        apply_bundles(layout, bundles)
+        wait_demo_visible(layout, app_key)
+    endpoints = {"gateway_url": layout.gateway_url, "app_key": app_key}
+    (layout.run_dir / "endpoints.json").write_text(json.dumps(endpoints, indent=2) + "\n")
+    return app_key
+
+
+def down(layout: MeshLayout, *, with_infra: bool = True) -> None:
+    stop_processes(layout, [p.name for p in layout.services()])
+    if with_infra:
+        infra("stop")
+
+
+DEMO_BUNDLES = ("examples/supply_chain", "examples/other_network")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=["up", "down"])
+    parser.add_argument("--foreground", action="store_true", help="stay attached; Ctrl-C stops all")
+    args = parser.parse_args()
+    layout = MeshLayout(
+        kafka=os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"),
+        redis=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+    )
+    if args.action == "down":
+        down(layout)
+        print("mesh stopped")
+        return
+    try:
+        app_key = up(layout, bundles=DEMO_BUNDLES)
+    except Exception as exc:
+        print(f"devmesh: {exc}", file=sys.stderr)
+        down(layout)
+        raise SystemExit(1) from exc
+    print(f"gateway:  {layout.gateway_url}")
+    print(f"app key:  {app_key}   (account 'dev'; other demo keys in .run/app_keys.json)")
+    print(f"try:      curl -s -X POST {layout.gateway_url}/api/agent-retrieval/v1/kn/search_capabilities "
+          f"-H 'Authorization: Bearer {app_key}' -H 'Content-Type: application/json' -d '{{\"kn_id\":\"supply_chain\"}}'")
+    if not args.foreground:
+        return
+    print("running in the foreground; Ctrl-C stops everything")
+    stop = False
+
+    def on_signal(*_: object) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    while not stop:
+        time.sleep(0.5)
+    down(layout)
+    print("mesh stopped")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""gateway: the public REST and MCP surface of the Context Loader mesh."""

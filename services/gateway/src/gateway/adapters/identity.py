@@ -1,0 +1,68 @@
+"""Authentication adapters: the identity file and OAuth JWT verification."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jwt
+import yaml
+
+from bkn_common.errors import ApiError, ErrorCode
+from gateway.domain.identity import APP_KEY_PREFIX, AppKeyDirectory, IdentityFile, Principal
+from gateway.settings import GatewaySettings
+
+
+def load_identity_file(path: str) -> IdentityFile:
+    file = Path(path)
+    if not file.exists():
+        return IdentityFile()
+    return IdentityFile.model_validate(yaml.safe_load(file.read_text(encoding="utf-8")) or {})
+
+
+class Authenticator:
+    """Bearer tokens: ``bak_`` AppKeys from the identity file, else OAuth access tokens (JWT)."""
+
+    def __init__(self, settings: GatewaySettings) -> None:
+        self._keys = AppKeyDirectory(load_identity_file(settings.identity_file))
+        self._issuer = settings.jwt_issuer
+        self._audience = settings.jwt_audience
+        self._public_key = (
+            Path(settings.jwt_public_key_file).read_text() if settings.jwt_public_key_file else None
+        )
+        self._jwks = jwt.PyJWKClient(settings.jwt_jwks_url) if settings.jwt_jwks_url else None
+
+    def authenticate(self, authorization: str | None) -> Principal:
+        if not authorization:
+            raise _unauthenticated("missing Authorization header")
+        scheme, _, token = authorization.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise _unauthenticated("expected 'Bearer <token>'")
+        if token.startswith(APP_KEY_PREFIX):
+            principal = self._keys.authenticate(token)
+            if principal is None:
+                raise _unauthenticated("unknown AppKey")
+            return principal
+        return self._verify_jwt(token)
+
+    def _verify_jwt(self, token: str) -> Principal:
+        if self._public_key is None and self._jwks is None:
+            raise _unauthenticated("OAuth tokens are not configured on this deployment")
+        try:
+            key = self._jwks.get_signing_key_from_jwt(token).key if self._jwks else self._public_key
+            claims = jwt.decode(
+                token,
+                key=key,  # type: ignore[arg-type]
+                algorithms=["RS256", "ES256", "EdDSA"],
+                issuer=self._issuer,
+                audience=self._audience,
+                options={"require": ["exp", "sub"], "verify_aud": self._audience is not None},
+            )
+        except jwt.PyJWTError as exc:
+            raise _unauthenticated(f"invalid access token ({type(exc).__name__})") from exc
+        kind = "service" if claims.get("client_only") or claims.get("azp") == claims["sub"] else "user"
+        return Principal(str(claims["sub"]), kind, "oauth")  # type: ignore[arg-type]
+
+
+def _unauthenticated(reason: str) -> ApiError:
+    return ApiError(ErrorCode.UNAUTHENTICATED, 401, params={"reason": reason})

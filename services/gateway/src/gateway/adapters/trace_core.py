@@ -1,0 +1,60 @@
+"""The trace core (trace-recorder) as the gateway sees it, plus the outage gap counter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.asyncio import Redis
+
+from bkn_common.errors import ApiError
+from gateway.adapters.internal import InternalService
+from gateway.domain.context import CallContext
+
+
+class TraceCore:
+    def __init__(self, service: InternalService, redis: Redis, prefix: str, probe_timeout: float = 0.5) -> None:
+        self._service = service
+        self._redis = redis
+        self._prefix = prefix
+        self._probe_timeout = probe_timeout
+
+    async def _call(self, ctx: CallContext, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = await self._service.call(
+            "POST", path, json=body, account=ctx.principal.account,
+            language=ctx.language, request_id=ctx.request_id,
+        )
+        return result
+
+    async def probe(self, ctx: CallContext) -> dict[str, Any] | None:
+        """A bounded read-only probe: the policy when the core answers, None when it does not."""
+        try:
+            result: dict[str, Any] = await self._service.call(
+                "GET", "/internal/v1/probe", language=ctx.language, timeout=self._probe_timeout
+            )
+            return result
+        except ApiError:
+            return None
+
+    async def start(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._call(ctx, "/internal/v1/interactions/start", body)
+
+    async def finish(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
+        gaps = await self._redis.get(self._gap_key(body.get("interaction_id", "")))
+        return await self._call(
+            ctx, "/internal/v1/interactions/finish", {**body, "unrecorded_calls": int(gaps or 0)}
+        )
+
+    async def begin_operation(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._call(ctx, "/internal/v1/operations/begin", body)
+
+    async def complete_operation(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._call(ctx, "/internal/v1/operations/complete", body)
+
+    def _gap_key(self, interaction_id: str) -> str:
+        return f"{self._prefix}gap:{interaction_id}"
+
+    async def remember_gap(self, interaction_id: str) -> None:
+        """Count a managed call that ran unrecorded; finish reports evidence as partial."""
+        key = self._gap_key(interaction_id)
+        await self._redis.incr(key)
+        await self._redis.expire(key, 7 * 24 * 3600)

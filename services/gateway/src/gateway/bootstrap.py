@@ -1,0 +1,77 @@
+"""Wires the gateway: identity, internal services, Redis, the tool registry, REST (and MCP)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from bkn_common.redis import make_redis, redis_ready
+from bkn_common.service import make_service_app
+from bkn_common.telemetry import setup_telemetry
+from gateway.adapters.identity import Authenticator
+from gateway.adapters.idempotency import IdempotencyStore
+from gateway.adapters.internal import InternalServices
+from gateway.adapters.trace_core import TraceCore
+from gateway.entrypoints import rest
+from gateway.service_layer.access import AccessChecker
+from gateway.service_layer.catalogue import build_registry
+from gateway.service_layer.deps import Deps
+from gateway.settings import GatewaySettings
+
+
+def build_deps(settings: GatewaySettings) -> Deps:
+    services = InternalServices(
+        capability_index=settings.capability_index_url,
+        tool_executor=settings.tool_executor_url,
+        trace_recorder=settings.trace_recorder_url,
+        ontology_query=settings.ontology_query_url,
+        timeout=settings.internal_timeout_seconds,
+    )
+    redis = make_redis(settings)
+    prefix = f"bkn:{settings.topic_prefix}gateway:"
+    return Deps(
+        settings=settings,
+        services=services,
+        access=AccessChecker(services.ontology_query, settings.access_cache_seconds),
+        redis=redis,
+        idempotency=IdempotencyStore(redis, prefix, settings.idempotency_ttl_seconds),
+        trace=TraceCore(services.trace_recorder, redis, prefix),
+        registry=build_registry(settings),
+    )
+
+
+def build_app(settings: GatewaySettings) -> FastAPI:
+    setup_telemetry(settings)
+    deps = build_deps(settings)
+    authenticator = Authenticator(settings)
+
+    @asynccontextmanager
+    async def clients() -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await deps.services.close()
+            await deps.redis.aclose()
+
+    async def redis_check() -> bool:
+        return await redis_ready(deps.redis)
+
+    def service_check(name: str):  # type: ignore[no-untyped-def]
+        async def check() -> bool:
+            return await deps.services.ready(getattr(deps.services, name))
+
+        return check
+
+    app = make_service_app(
+        title="gateway",
+        resources=[clients],
+        readiness={
+            "redis": redis_check,
+            **{n: service_check(n) for n in ("capability_index", "tool_executor", "ontology_query")},
+        },
+    )
+    app.include_router(rest.router(deps, authenticator))
+    app.state.deps = deps
+    return app

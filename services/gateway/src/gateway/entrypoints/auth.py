@@ -1,0 +1,32 @@
+"""Turning an HTTP request into a CallContext (authentication, language, hints)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from starlette.requests import Request
+
+from bkn_common.http import request_id
+from bkn_common.i18n import negotiate_language
+from gateway.adapters.identity import Authenticator
+from gateway.domain.context import (
+    HOST_CONVERSATION_HEADER,
+    INVOCATION_HEADER,
+    CallContext,
+    validate_invocation_id,
+)
+
+
+def call_context(
+    request: Request, authenticator: Authenticator, transport: Literal["rest", "mcp"]
+) -> CallContext:
+    principal = authenticator.authenticate(request.headers.get("authorization"))
+    return CallContext(
+        principal=principal,
+        language=negotiate_language(request.headers.get("accept-language")),
+        request_id=request_id(request),
+        transport=transport,
+        invocation_id=validate_invocation_id(request.headers.get(INVOCATION_HEADER)),
+        host_conversation_key=request.headers.get(HOST_CONVERSATION_HEADER),
+        traceparent=request.headers.get("traceparent"),
+    )

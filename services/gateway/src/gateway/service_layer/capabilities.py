@@ -1,0 +1,211 @@
+"""search_capabilities and execute_tool (seed 000).
+
+Ranking comes from capability-index; membership without a query, the lifecycle gate and the
+trimmed input schemas come from tool-executor (the execution factory's own records).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from bkn_common.errors import ApiError, ErrorCode
+from gateway.domain import search_messages as msg
+from gateway.domain.context import CallContext
+from gateway.domain.errors import GatewayCode
+from gateway.domain.inputs.capabilities import ExecuteToolInput, SearchCapabilitiesInput
+from gateway.service_layer.deps import Deps
+
+MAX_RECALL = 100
+
+
+def _ref(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: item.get(k) for k in ("capability_type", "capability_id", "owner_id")}
+
+
+def _key(item: dict[str, Any]) -> tuple[Any, ...]:
+    return (item.get("capability_type"), item.get("owner_id"), item.get("capability_id"))
+
+
+def _entry(resolved: dict[str, Any], indexed: dict[str, Any] | None) -> dict[str, Any]:
+    """A result entry: text from the index where present, else from the catalogue."""
+    source = indexed or resolved
+    entry: dict[str, Any] = {
+        "capability_type": resolved["capability_type"],
+        "capability_id": resolved["capability_id"],
+    }
+    if resolved["capability_type"] != "skill":
+        entry["owner_id"] = resolved["owner_id"]
+    metadata_type = source.get("metadata_type") or resolved.get("metadata_type")
+    if resolved["capability_type"] == "function" and metadata_type:
+        entry["metadata_type"] = metadata_type
+    entry["name"] = source.get("name") or resolved.get("name") or resolved["capability_id"]
+    entry["description"] = source.get("description") or resolved.get("description") or ""
+    use_rule = source.get("use_rule") or resolved.get("use_rule")
+    if use_rule:
+        entry["use_rule"] = use_rule
+    if resolved["capability_type"] != "skill" and resolved.get("input_schema") is not None:
+        entry["input_schema"] = resolved["input_schema"]
+    return entry
+
+
+async def _resolve(
+    deps: Deps, ctx: CallContext, kn_id: str, refs: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    result: dict[str, Any] = await deps.services.tool_executor.call(
+        "POST", "/internal/v1/capabilities/resolve", json={"kn_id": kn_id, "refs": refs},
+        language=ctx.language, request_id=ctx.request_id,
+    )
+    return result
+
+
+async def _index(deps: Deps, ctx: CallContext, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    try:
+        result: dict[str, Any] = await deps.services.capability_index.call(
+            "POST", path, json=body, language=ctx.language, request_id=ctx.request_id
+        )
+        return result
+    except ApiError as exc:
+        if exc.code != ErrorCode.DEPENDENCY_UNAVAILABLE:
+            raise
+        raise ApiError(
+            GatewayCode.INDEX_UNAVAILABLE, 503,
+            params={"reason": "query and metadata_types need the index"}, details=exc.details,
+        ) from exc
+
+
+async def search_capabilities(
+    deps: Deps, ctx: CallContext, args: SearchCapabilitiesInput
+) -> dict[str, Any]:
+    await deps.access.require(ctx, args.kn_id, "view_detail")
+    if (args.query or "").strip() or args.metadata_types:
+        return await _ranked(deps, ctx, args)
+    return await _mounted(deps, ctx, args)
+
+
+async def _mounted(deps: Deps, ctx: CallContext, args: SearchCapabilitiesInput) -> dict[str, Any]:
+    """No query: membership and order from the bindings; text from the index when it has it."""
+    resolved = await _resolve(deps, ctx, args.kn_id, None)
+    items = [
+        i for i in resolved["items"]
+        if (not args.types or i["capability_type"] in args.types)
+        and (args.owner_id is None or i.get("owner_id") == args.owner_id)
+    ]
+    passing = [i for i in items if i["gate_passed"]]
+    indexed: dict[tuple[Any, ...], dict[str, Any]] = {}
+    if passing:
+        try:
+            described = await _index(deps, ctx, "/internal/v1/describe",
+                                     {"refs": [_ref(i) for i in passing[: args.limit]]})
+            indexed = {_key(h): h for h in described["hits"]}
+        except ApiError:
+            indexed = {}  # the index only adds text here; the catalogue fills in
+    entries = [_entry(i, indexed.get(_key(i))) for i in passing[: args.limit]]
+    result: dict[str, Any] = {"capabilities": entries, "total_matched": len(passing)}
+    if not resolved["items"]:
+        result["message"] = msg.message(msg.NO_BINDINGS, ctx.language, kn_id=args.kn_id)
+    elif not passing:
+        key = msg.LIFECYCLE_ONLY if items else msg.NO_MATCH
+        result["message"] = msg.message(key, ctx.language, kn_id=args.kn_id)
+    if len(passing) > args.limit:
+        result["truncated"] = True
+        result["message"] = msg.message(msg.TRUNCATED, ctx.language, total=len(passing), limit=args.limit)
+    return result
+
+
+async def _ranked(deps: Deps, ctx: CallContext, args: SearchCapabilitiesInput) -> dict[str, Any]:
+    """With a query (or metadata_types): index ranking, then the gate, then one bounded re-recall."""
+    body = {
+        "kn_id": args.kn_id, "query": args.query, "types": args.types,
+        "metadata_types": args.metadata_types, "owner_id": args.owner_id,
+    }
+    recall = args.limit
+    searched = await _index(deps, ctx, "/internal/v1/search", {**body, "limit": recall})
+    total = int(searched["total_matched"])
+    kept, gated_out = await _gate(deps, ctx, args.kn_id, searched["hits"])
+    if len(kept) < args.limit and gated_out and total > recall:
+        recall = min(args.limit * 3, MAX_RECALL)
+        searched = await _index(deps, ctx, "/internal/v1/search", {**body, "limit": recall})
+        kept, gated_out = await _gate(deps, ctx, args.kn_id, searched["hits"])
+    entries = [_entry(resolved, hit) for hit, resolved in kept[: args.limit]]
+    considered = min(total, recall)
+    visible_total = total - gated_out
+    result: dict[str, Any] = {"capabilities": entries, "total_matched": max(visible_total, len(entries))}
+    if not entries:
+        if total and gated_out == considered:
+            result["message"] = msg.message(msg.LIFECYCLE_ONLY, ctx.language)
+        else:
+            result["message"] = msg.message(msg.NO_MATCH, ctx.language, kn_id=args.kn_id)
+    if len(kept) > args.limit or (total > considered and len(kept) >= args.limit):
+        result["truncated"] = True
+        result["message"] = msg.message(msg.TRUNCATED, ctx.language, total=visible_total, limit=args.limit)
+    elif gated_out and total > considered and len(kept) < args.limit:
+        result["truncated"] = True
+        result["message"] = msg.message(msg.INCOMPLETE, ctx.language, limit=args.limit)
+    return result
+
+
+async def _gate(
+    deps: Deps, ctx: CallContext, kn_id: str, hits: list[dict[str, Any]]
+) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], int]:
+    """Index hits that pass the lifecycle gate (in rank order), and how many it removed."""
+    if not hits:
+        return [], 0
+    resolved = await _resolve(deps, ctx, kn_id, [_ref(h) for h in hits])
+    by_key = {_key(i): i for i in resolved["items"]}
+    kept = []
+    removed = 0
+    for hit in hits:
+        item = by_key.get(_key(hit))
+        if item is None:
+            continue  # a toolbox whose schemas could not be built is skipped
+        if item["bound"] and item["gate_passed"]:
+            kept.append((hit, item))
+        else:
+            removed += 1
+    return kept, removed
+
+
+async def execute_tool(deps: Deps, ctx: CallContext, args: ExecuteToolInput) -> dict[str, Any]:
+    await deps.access.require(ctx, args.kn_id, "execute")
+    body = {
+        **args.model_dump(),
+        "operation_id": ctx.operation_id,
+        "conversation_id": ctx.bkn.conversation_id if ctx.bkn else None,
+        "interaction_id": ctx.bkn.interaction_id if ctx.bkn else None,
+    }
+    result: dict[str, Any] = await deps.services.tool_executor.call(
+        "POST", "/internal/v1/execute", json=body, account=ctx.principal.account,
+        language=ctx.language, request_id=ctx.request_id,
+    )
+    return result
+
+
+def search_evidence(args: SearchCapabilitiesInput, data: dict[str, Any]) -> dict[str, Any]:
+    refs = [
+        f"capability:{args.kn_id}:{c['capability_type']}:{c.get('owner_id', '')}:{c['capability_id']}"
+        for c in data.get("capabilities", [])
+    ]
+    return {
+        "evidence_type": "retrieval",
+        "attributes": {
+            "tool": "search_capabilities",
+            "query_hash": hashlib.sha256((args.query or "").encode()).hexdigest(),
+            "candidate_count": len(refs),
+            "total_matched": data.get("total_matched"),
+            "truncated": bool(data.get("truncated")),
+        },
+        "source_refs": refs,
+    }
+
+
+def execution_evidence(args: ExecuteToolInput, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "evidence_type": "execution",
+        "attributes": {
+            "tool": f"{args.toolbox_id}/{args.tool_id}",
+            "outcome": data.get("outcome"),
+            "status_code": data.get("status_code"),
+        },
+        "source_refs": [f"execution_receipt:{data.get('receipt_id')}"],
+    }

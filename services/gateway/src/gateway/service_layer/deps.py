@@ -1,0 +1,25 @@
+"""Everything a tool handler may use, assembled once in bootstrap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+
+from gateway.adapters.idempotency import IdempotencyStore
+from gateway.adapters.internal import InternalServices
+from gateway.adapters.trace_core import TraceCore
+from gateway.service_layer.access import AccessChecker
+from gateway.service_layer.registry import ToolRegistry
+from gateway.settings import GatewaySettings
+
+
+@dataclass
+class Deps:
+    settings: GatewaySettings
+    services: InternalServices
+    access: AccessChecker
+    redis: Redis
+    idempotency: IdempotencyStore
+    trace: TraceCore
+    registry: ToolRegistry

@@ -1,0 +1,178 @@
+"""The one path every tool call takes, whether it came over REST or MCP.
+
+validate input → decide provenance (managed / ad hoc / not captured / unrecorded) →
+idempotency for executions → handler → receipt and evidence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.http import validation_error
+from gateway.domain.context import CallContext, parse_bkn_context
+from gateway.domain.errors import GatewayCode
+from gateway.domain.trace_messages import UNRECORDED_MARKER, conversation_required
+from gateway.service_layer.deps import Deps
+from gateway.service_layer.registry import ToolDefinition
+
+IDEMPOTENT_WAIT_SECONDS = 60.0
+TRACE_CORE_UNAVAILABLE = "trace_core_unavailable"
+
+
+@dataclass
+class ToolOutcome:
+    data: dict[str, Any]
+    receipt: dict[str, Any] | None = None
+    trace_marker: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def input_hash(name: str, payload: dict[str, Any]) -> str:
+    canonical = json.dumps([name, payload], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def lookup(deps: Deps, ctx: CallContext, name: str) -> ToolDefinition:
+    definition = deps.registry.get(name)
+    if definition is None or (ctx.transport == "mcp" and not definition.on_mcp):
+        raise ApiError(ErrorCode.UNKNOWN_TOOL, 404, params={"tool": name})
+    return definition
+
+
+def parse_input(definition: ToolDefinition, payload: dict[str, Any]) -> BaseModel:
+    try:
+        return definition.input_model.model_validate(payload)
+    except ValidationError as exc:
+        raise validation_error(list(exc.errors())) from exc
+
+
+async def call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str, Any]) -> ToolOutcome:
+    definition = lookup(deps, ctx, name)
+    payload = dict(payload)
+    raw_context = payload.pop("bkn_context", None)
+    args = parse_input(definition, payload)
+    if definition.kind == "lifecycle":
+        return ToolOutcome(await definition.handler(deps, ctx, args))
+    ctx.bkn = parse_bkn_context(raw_context)
+    digest = input_hash(name, args.model_dump(mode="json"))
+    if definition.kind == "execution" and ctx.invocation_id:
+        return await _once_per_invocation(deps, ctx, definition, args, digest)
+    return await _with_provenance(deps, ctx, definition, args, digest)
+
+
+async def _once_per_invocation(
+    deps: Deps, ctx: CallContext, definition: ToolDefinition, args: BaseModel, digest: str
+) -> ToolOutcome:
+    """Same invocation id + same input → the original outcome, never a second execution."""
+    assert ctx.invocation_id is not None
+    account, tool, invocation = ctx.principal.account, definition.name, ctx.invocation_id
+    claim = await deps.idempotency.claim(account, tool, invocation, digest)
+    if claim.input_hash != digest:
+        raise ApiError(ErrorCode.IDEMPOTENCY_CONFLICT, 409, details={"invocation_id": invocation})
+    if claim.state == "running":
+        done = await deps.idempotency.wait_done(account, tool, invocation, IDEMPOTENT_WAIT_SECONDS)
+        if done is None:
+            raise ApiError(GatewayCode.RECEIPT_PENDING, 409, details={"invocation_id": invocation})
+        claim = done
+    if claim.state == "done":
+        return ToolOutcome(**claim.result)
+    try:
+        outcome = await _with_provenance(deps, ctx, definition, args, digest)
+    except ApiError as exc:
+        if exc.status < 500 or exc.code == ErrorCode.DEPENDENCY_UNAVAILABLE:
+            await deps.idempotency.release(account, tool, invocation)
+        else:  # the upstream may have acted: remember the failure, do not run again
+            stored = ToolOutcome({"error": exc.code, "status": exc.status})
+            await deps.idempotency.complete(account, tool, invocation, digest, stored.__dict__)
+        raise
+    await deps.idempotency.complete(account, tool, invocation, digest, outcome.__dict__)
+    return outcome
+
+
+
+async def _with_provenance(
+    deps: Deps, ctx: CallContext, definition: ToolDefinition, args: BaseModel, digest: str
+) -> ToolOutcome:
+    if ctx.bkn is None:
+        managed_required = ctx.transport == "mcp" or definition.kind == "execution"
+        if not managed_required:
+            return ToolOutcome(await definition.handler(deps, ctx, args))
+        policy = await deps.trace.probe(ctx)
+        if policy is None:
+            return ToolOutcome(await definition.handler(deps, ctx, args), trace_marker=UNRECORDED_MARKER)
+        if not policy.get("capture_enabled", True):
+            return ToolOutcome(await definition.handler(deps, ctx, args))
+        raise conversation_required()
+    return await _managed(deps, ctx, definition, args, digest)
+
+
+async def _managed(
+    deps: Deps, ctx: CallContext, definition: ToolDefinition, args: BaseModel, digest: str
+) -> ToolOutcome:
+    assert ctx.bkn is not None
+    try:
+        begin = await deps.trace.begin_operation(ctx, {
+            "conversation_id": ctx.bkn.conversation_id,
+            "interaction_id": ctx.bkn.interaction_id,
+            "tool_name": definition.name,
+            "input_hash": digest,
+            "correlation": ctx.invocation_id or ctx.request_id,
+        })
+    except ApiError as exc:
+        if exc.code not in (ErrorCode.DEPENDENCY_UNAVAILABLE, TRACE_CORE_UNAVAILABLE):
+            raise
+        data = await definition.handler(deps, ctx, args)
+        try:
+            await deps.trace.remember_gap(ctx.bkn.interaction_id)
+        except Exception:  # Redis down too: the marker on the result still tells the caller
+            pass
+        return ToolOutcome(data, trace_marker=UNRECORDED_MARKER)
+    if begin["status"] == "not_captured":
+        return ToolOutcome(await definition.handler(deps, ctx, args))
+    receipt_base = {"operation_id": begin["operation_id"], "receipt_id": begin["receipt_id"]}
+    if begin["status"] == "replay":
+        receipt = {**receipt_base, "receipt_status": begin["receipt_status"],
+                   "evidence_durability": begin.get("evidence_durability", "durable"), "replayed": True}
+        return ToolOutcome(begin.get("stored_result") or {}, receipt=receipt)
+    ctx.operation_id = begin["operation_id"]
+    try:
+        data = await definition.handler(deps, ctx, args)
+    except ApiError as exc:
+        await _complete(deps, ctx, begin, "failed", {"error": exc.code}, [])
+        raise
+    evidence = definition.evidence(args, data) if definition.evidence else {}
+    execution_receipt = data.get("receipt_id") if definition.kind == "execution" else None
+    completed = await _complete(
+        deps, ctx, begin, "completed", data, [evidence] if evidence else [], execution_receipt
+    )
+    return ToolOutcome(data, receipt=completed)
+
+
+async def _complete(
+    deps: Deps,
+    ctx: CallContext,
+    begin: dict[str, Any],
+    status: str,
+    result: Any,
+    evidence: list[dict[str, Any]],
+    execution_receipt_id: str | None = None,
+) -> dict[str, Any]:
+    body = {
+        "operation_id": begin["operation_id"],
+        "receipt_status": status,
+        "result": result,
+        "evidence": evidence,
+        "execution_receipt_id": execution_receipt_id,
+    }
+    try:
+        answer = await deps.trace.complete_operation(ctx, body)
+    except ApiError:
+        return {"operation_id": begin["operation_id"], "receipt_id": begin["receipt_id"],
+                "receipt_status": status, "evidence_durability": "failed"}
+    return {k: answer.get(k) for k in ("operation_id", "receipt_id", "receipt_status", "evidence_durability")}

@@ -1,0 +1,34 @@
+"""gateway settings (env prefix GATEWAY_, plus the shared infra names and EXECUTE_SKILL_ENABLED)."""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import SettingsConfigDict
+
+from bkn_common.settings import ServiceSettings
+
+
+class GatewaySettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="GATEWAY_", extra="ignore", populate_by_name=True)
+
+    service_name: str = "gateway"
+    port: int = 30779
+    public_url: str | None = None
+    identity_file: str = ".run/identity.yaml"
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+    jwt_public_key_file: str | None = None
+    jwt_jwks_url: str | None = None
+    capability_index_url: str = "http://127.0.0.1:30781"
+    tool_executor_url: str = "http://127.0.0.1:30782"
+    trace_recorder_url: str = "http://127.0.0.1:30783"
+    ontology_query_url: str = "http://127.0.0.1:30784"
+    internal_timeout_seconds: float = 30.0
+    access_cache_seconds: float = 1.0
+    idempotency_ttl_seconds: int = 24 * 3600
+    allowed_origins: list[str] = Field(default_factory=list)
+    execute_skill_enabled: bool = Field(
+        False, validation_alias=AliasChoices("EXECUTE_SKILL_ENABLED", "execute_skill_enabled")
+    )
+    permission_request_path_template: str | None = None
+    permission_request_disabled: bool = True

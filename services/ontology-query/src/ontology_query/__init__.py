@@ -1,0 +1,1 @@
+"""ontology-query: a network's schema, object instances and subgraphs."""

@@ -1,0 +1,27 @@
+"""Wires ontology-query: schema and instances from Kafka, the internal query API."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from fastapi import FastAPI
+
+from bkn_common.service import make_service_app, projection_ready, projection_runner, running_projection
+from bkn_common.topics import BINDINGS, INSTANCES, NETWORKS
+from ontology_query.entrypoints.http import router
+from ontology_query.service_layer.state import OntologyState
+from ontology_query.settings import OntologyQuerySettings
+
+
+def build_app(settings: OntologyQuerySettings) -> FastAPI:
+    state = OntologyState()
+    runner = projection_runner(settings, "ontology-query", (NETWORKS, INSTANCES, BINDINGS), state)
+    app = make_service_app(
+        title="ontology-query",
+        resources=[partial(running_projection, settings, runner)],
+        readiness={"kafka_projection": projection_ready(runner)},
+    )
+    app.include_router(router(state))
+    app.state.ontology = state
+    app.state.runner = runner
+    return app

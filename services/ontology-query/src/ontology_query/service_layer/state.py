@@ -1,0 +1,86 @@
+"""ontology-query's derived state: networks (with grants), schema and instances per network."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bkn_common import events as ev
+from bkn_common.access import NetworkAccess
+from ontology_query.domain.model import (
+    DataProperty,
+    ObjectInstance,
+    ObjectType,
+    RelationInstance,
+    RelationType,
+)
+from ontology_query.domain.store import OntologyStore
+
+
+@dataclass
+class NetworkSchemaExtras:
+    """Schema parts the instance store does not need: full event records by id."""
+
+    object_types: dict[str, ev.ObjectTypeUpserted] = field(default_factory=dict)
+    relation_types: dict[str, ev.RelationTypeUpserted] = field(default_factory=dict)
+    action_types: dict[str, ev.ActionTypeUpserted] = field(default_factory=dict)
+    concept_groups: dict[str, ev.ConceptGroupUpserted] = field(default_factory=dict)
+
+
+@dataclass
+class OntologyState:
+    access: NetworkAccess = field(default_factory=NetworkAccess)
+    stores: dict[str, OntologyStore] = field(default_factory=dict)
+    schema: dict[str, NetworkSchemaExtras] = field(default_factory=dict)
+    mounted_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def store(self, kn_id: str) -> OntologyStore:
+        existing = self.stores.get(kn_id)
+        if existing is None:
+            existing = self.stores[kn_id] = OntologyStore(kn_id)
+        return existing
+
+    def extras(self, kn_id: str) -> NetworkSchemaExtras:
+        return self.schema.setdefault(kn_id, NetworkSchemaExtras())
+
+    def apply(self, record: ev.EventRecord) -> None:
+        event = record.event
+        if self.access.apply(record):
+            return
+        match event:
+            case ev.ObjectTypeUpserted():
+                self.extras(event.kn_id).object_types[event.id] = event
+                self.store(event.kn_id).upsert_object_type(ObjectType(
+                    id=event.id, name=event.name, description=event.description,
+                    primary_keys=event.primary_keys, display_key=event.display_key,
+                    properties=tuple(
+                        DataProperty(name=p.name, type=p.type,
+                                     condition_operations=p.condition_operations, indexed=p.indexed)
+                        for p in event.properties
+                    ),
+                    concept_groups=event.concept_groups,
+                ))
+            case ev.RelationTypeUpserted():
+                self.extras(event.kn_id).relation_types[event.id] = event
+                self.store(event.kn_id).upsert_relation_type(RelationType(
+                    id=event.id, name=event.name, description=event.description,
+                    source_object_type_id=event.source_object_type_id,
+                    target_object_type_id=event.target_object_type_id,
+                    concept_groups=event.concept_groups,
+                ))
+            case ev.ActionTypeUpserted():
+                self.extras(event.kn_id).action_types[event.id] = event
+            case ev.ConceptGroupUpserted():
+                self.extras(event.kn_id).concept_groups[event.id] = event
+            case ev.ObjectInstanceUpserted():
+                self.store(event.kn_id).upsert_object(
+                    ObjectInstance(event.ot_id, event.id, event.properties)
+                )
+            case ev.RelationInstanceUpserted():
+                self.store(event.kn_id).upsert_relation(
+                    RelationInstance(event.rt_id, event.source_id, event.target_id)
+                )
+            case ev.BindingsReplaced():
+                counts: dict[str, int] = {}
+                for ref in event.capabilities:
+                    counts[ref.capability_type] = counts.get(ref.capability_type, 0) + 1
+                self.mounted_counts[event.kn_id] = counts

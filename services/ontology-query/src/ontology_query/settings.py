@@ -1,0 +1,16 @@
+"""ontology-query settings (env prefix ONTOLOGY_QUERY_, plus the shared infra names)."""
+
+from __future__ import annotations
+
+from pydantic_settings import SettingsConfigDict
+
+from bkn_common.settings import ServiceSettings
+
+
+class OntologyQuerySettings(ServiceSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="ONTOLOGY_QUERY_", extra="ignore", populate_by_name=True
+    )
+
+    service_name: str = "ontology-query"
+    port: int = 30784

@@ -1,0 +1,52 @@
+"""Calls OpenAPI upstreams with httpx (one pooled client per process)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from tool_executor.domain.openapi import HttpRequestPlan
+
+
+@dataclass(frozen=True)
+class UpstreamResponse:
+    status_code: int
+    body: Any
+    content_type: str
+
+
+class OpenApiClient:
+    def __init__(self, max_response_bytes: int) -> None:
+        self._client = httpx.AsyncClient(
+            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+            follow_redirects=False,
+        )
+        self._max = max_response_bytes
+
+    async def call(self, plan: HttpRequestPlan, timeout: float, proxy_id: str) -> UpstreamResponse:
+        """Send the request as the network's proxy identity. Raises httpx errors on transport failure."""
+        headers = {**plan.headers, "X-BKN-Proxy-Identity": proxy_id}
+        response = await self._client.request(
+            plan.method,
+            plan.url,
+            params=plan.params or None,
+            headers=headers,
+            json=plan.json_body,
+            timeout=timeout,
+        )
+        content = response.content[: self._max]
+        content_type = response.headers.get("content-type", "")
+        body: Any
+        if "json" in content_type:
+            try:
+                body = response.json()
+            except ValueError:
+                body = content.decode(errors="replace")
+        else:
+            body = content.decode(errors="replace")
+        return UpstreamResponse(response.status_code, body, content_type)
+
+    async def close(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,52 @@
+"""Wires tool-executor: the factory's records from Kafka, the receipt publisher, the API."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+
+from fastapi import FastAPI
+
+from bkn_common.kafka import EventPublisher, make_broker
+from bkn_common.service import make_service_app, projection_ready, projection_runner, running_projection
+from bkn_common.telemetry import setup_telemetry
+from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE, NETWORKS
+from tool_executor.adapters.openapi_client import OpenApiClient
+from tool_executor.entrypoints.http import router
+from tool_executor.service_layer.execution import ToolExecutor
+from tool_executor.service_layer.skills import SkillService
+from tool_executor.service_layer.state import FactoryState
+from tool_executor.settings import ToolExecutorSettings
+
+
+def build_app(settings: ToolExecutorSettings) -> FastAPI:
+    provider = setup_telemetry(settings)
+    state = FactoryState()
+    broker = make_broker(settings, provider)
+    http = OpenApiClient(settings.max_response_bytes)
+    executor = ToolExecutor(
+        state, EventPublisher(broker, settings.topic_prefix), http, settings.max_output_chars
+    )
+    runner = projection_runner(settings, "tool-executor", (NETWORKS, CATALOG, BINDINGS, LIFECYCLE), state)
+
+    @asynccontextmanager
+    async def producer() -> AsyncIterator[None]:
+        await broker.connect()
+        try:
+            yield
+        finally:
+            await broker.stop()
+            await http.close()
+
+    async def broker_ready() -> bool:
+        return await broker.ping(timeout=2)
+
+    app = make_service_app(
+        title="tool-executor",
+        resources=[partial(running_projection, settings, runner), producer],
+        readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready},
+    )
+    app.include_router(router(executor, SkillService(state, settings.max_output_chars)))
+    app.state.factory = state
+    return app

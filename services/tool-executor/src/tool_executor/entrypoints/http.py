@@ -1,0 +1,72 @@
+"""Internal HTTP API of tool-executor (called by the gateway; the caller comes in X-BKN-Account)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header
+from pydantic import BaseModel, ConfigDict, Field
+
+from bkn_common import events as ev
+from tool_executor.service_layer.catalog_view import resolve
+from tool_executor.service_layer.execution import ExecuteCommand, ToolExecutor
+from tool_executor.service_layer.skills import SkillService
+
+Account = Annotated[str, Header(alias="X-BKN-Account")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ExecuteBody(Strict):
+    kn_id: str
+    toolbox_id: str
+    tool_id: str
+    arguments: dict[str, Any]
+    operation_id: str | None = None
+    conversation_id: str | None = None
+    interaction_id: str | None = None
+
+
+class ResolveBody(Strict):
+    kn_id: str
+    refs: list[ev.CapabilityRef] | None = None
+
+
+class SkillBody(Strict):
+    kn_id: str
+    skill_id: str | None = None
+    path: str | None = None
+    args: list[str] = Field(default_factory=list)
+
+
+def router(executor: ToolExecutor, skills: SkillService) -> APIRouter:
+    api = APIRouter(prefix="/internal/v1")
+
+    @api.post("/execute")
+    async def execute(body: ExecuteBody, account: Account) -> dict[str, Any]:
+        outcome = await executor.execute(ExecuteCommand(caller=account, **body.model_dump()))
+        return outcome.as_dict()
+
+    @api.post("/capabilities/resolve")
+    async def resolve_capabilities(body: ResolveBody) -> dict[str, Any]:
+        return resolve(executor.state, body.kn_id, body.refs)
+
+    @api.post("/skills/list")
+    async def list_skills(body: SkillBody, account: Account) -> dict[str, Any]:
+        return skills.list_skills(body.kn_id, account)
+
+    @api.post("/skills/content")
+    async def skill_content(body: SkillBody, account: Account) -> dict[str, Any]:
+        return skills.get_content(body.kn_id, body.skill_id or "", account)
+
+    @api.post("/skills/file")
+    async def skill_file(body: SkillBody, account: Account) -> dict[str, Any]:
+        return skills.read_file(body.kn_id, body.skill_id or "", body.path or "", account)
+
+    @api.post("/skills/execute")
+    async def skill_execute(body: SkillBody, account: Account) -> dict[str, Any]:
+        return await skills.execute(body.kn_id, body.skill_id or "", body.args, account)
+
+    return api

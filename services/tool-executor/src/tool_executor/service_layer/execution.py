@@ -1,0 +1,223 @@
+"""execute_tool: checks first, then dispatch to the tool's kind, then a receipt on Kafka."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import httpx
+from opentelemetry import trace
+
+from bkn_common import events as ev
+from bkn_common.errors import ApiError, ErrorCode
+from tool_executor.adapters.mcp_client import call_mcp_tool
+from tool_executor.adapters.openapi_client import OpenApiClient
+from tool_executor.adapters.sandbox import SandboxLimits, run_function
+from tool_executor.domain.arguments import arguments_hash, split_transport_fields
+from tool_executor.domain.errors import ExecCode
+from tool_executor.domain.openapi import MissingParameters, plan_request
+from tool_executor.service_layer.state import FactoryState
+
+log = logging.getLogger(__name__)
+tracer = trace.get_tracer("tool_executor")
+
+
+class ReceiptSink(Protocol):
+    async def publish(self, event: ev.Event) -> None: ...
+
+
+@dataclass(frozen=True)
+class ExecuteCommand:
+    kn_id: str
+    toolbox_id: str
+    tool_id: str
+    arguments: dict[str, Any]
+    caller: str
+    operation_id: str | None = None
+    conversation_id: str | None = None
+    interaction_id: str | None = None
+
+
+@dataclass
+class ExecutionOutcome:
+    receipt_id: str
+    outcome: ev.execution.Outcome
+    status_code: int | None
+    body: Any
+    latency_ms: float
+    ignored_transport_fields: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "receipt_id": self.receipt_id,
+            "outcome": self.outcome,
+            "status_code": self.status_code,
+            "body": self.body,
+            "latency_ms": round(self.latency_ms, 3),
+            "ignored_transport_fields": self.ignored_transport_fields,
+        }
+
+
+class ToolExecutor:
+    def __init__(
+        self, state: FactoryState, receipts: ReceiptSink, http: OpenApiClient, max_output_chars: int
+    ) -> None:
+        self.state = state
+        self._receipts = receipts
+        self._http = http
+        self._max_output = max_output_chars
+
+    async def execute(self, cmd: ExecuteCommand) -> ExecutionOutcome:
+        self.state.require_network_permission(cmd.kn_id, cmd.caller, "execute")
+        ref = self.state.owner_ref(cmd.kn_id, cmd.toolbox_id, cmd.tool_id)
+        proxy_id = self.state.check_executable(cmd.kn_id, ref)
+        arguments, ignored = split_transport_fields(cmd.arguments)
+        receipt_id = "rcpt_" + uuid.uuid4().hex
+        started = time.perf_counter()
+        with tracer.start_as_current_span(
+            f"execute_tool {cmd.tool_id}",
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": cmd.tool_id,
+                "gen_ai.tool.type": ref.capability_type,
+                "bkn.kn_id": cmd.kn_id,
+                "bkn.owner_id": cmd.toolbox_id,
+                "bkn.receipt_id": receipt_id,
+                **({"gen_ai.conversation.id": cmd.conversation_id} if cmd.conversation_id else {}),
+            },
+        ) as span:
+            try:
+                status, body, outcome = await self._dispatch(ref, arguments, proxy_id)
+            except ApiError as exc:
+                await self._receipt(cmd, ref, receipt_id, proxy_id, arguments, ignored,
+                                    _failure_outcome(exc), None, started, span)
+                raise
+            result = ExecutionOutcome(
+                receipt_id, outcome, status, body, (time.perf_counter() - started) * 1000, ignored
+            )
+            await self._receipt(cmd, ref, receipt_id, proxy_id, arguments, ignored, outcome,
+                                status, started, span)
+        return result
+
+    async def _dispatch(
+        self, ref: ev.CapabilityRef, arguments: dict[str, Any], proxy_id: str
+    ) -> tuple[int | None, Any, ev.execution.Outcome]:
+        if ref.capability_type == "mcp_tool":
+            return await self._call_mcp(ref, arguments)
+        box = self.state.catalog.toolboxes[ref.owner_id or ""]
+        tool = next(t for t in box.tools if t.id == ref.capability_id)
+        if box.kind == "openapi" and tool.openapi is not None:
+            return await self._call_openapi(box, tool.openapi, arguments, proxy_id)
+        if tool.function is not None:
+            return await self._call_function(tool.function, arguments)
+        raise ApiError(ExecCode.TOOL_NOT_FOUND, 404, params={"capability": ref.key})
+
+    async def _call_openapi(
+        self, box: ev.ToolboxUpserted, op: ev.OpenApiOperation, arguments: dict[str, Any], proxy_id: str
+    ) -> tuple[int | None, Any, ev.execution.Outcome]:
+        try:
+            plan = plan_request(box.server_url or "", op, arguments)
+        except MissingParameters as exc:
+            raise ApiError(
+                ErrorCode.INVALID_REQUEST, 400,
+                params={"reason": f"missing required tool parameters: {exc}"},
+                details={"missing": exc.names},
+            ) from exc
+        try:
+            response = await self._http.call(plan, box.timeout_seconds, proxy_id)
+        except httpx.TimeoutException as exc:
+            raise ApiError(ExecCode.UPSTREAM_TIMEOUT, 504, params={"seconds": box.timeout_seconds}) from exc
+        except httpx.HTTPError as exc:
+            raise _upstream_unreachable(box.id, exc) from exc
+        outcome: ev.execution.Outcome = "succeeded" if response.status_code < 400 else "tool_error"
+        return response.status_code, response.body, outcome
+
+    async def _call_mcp(
+        self, ref: ev.CapabilityRef, arguments: dict[str, Any]
+    ) -> tuple[int | None, Any, ev.execution.Outcome]:
+        server = self.state.catalog.servers[ref.owner_id or ""]
+        tool = next(t for t in server.tools if t.id == ref.capability_id)
+        try:
+            result = await asyncio.wait_for(
+                call_mcp_tool(server.url, tool.name, arguments), server.timeout_seconds
+            )
+        except TimeoutError as exc:
+            raise ApiError(ExecCode.UPSTREAM_TIMEOUT, 504, params={"seconds": server.timeout_seconds}) from exc
+        except Exception as exc:  # the SDK wraps transport failures in several types
+            raise _upstream_unreachable(server.id, exc) from exc
+        body = {
+            "is_error": result.is_error,
+            "content": result.content,
+            "structured_content": result.structured_content,
+        }
+        return None, body, "tool_error" if result.is_error else "succeeded"
+
+    async def _call_function(
+        self, code: ev.FunctionCode, arguments: dict[str, Any]
+    ) -> tuple[int | None, Any, ev.execution.Outcome]:
+        limits = SandboxLimits(code.cpu_seconds, code.memory_mb, code.wall_seconds,
+                               self._max_output, code.allow_network)
+        result = await run_function(code.source, code.handler, arguments, limits)
+        if result.timed_out:
+            raise ApiError(ExecCode.UPSTREAM_TIMEOUT, 504, params={"seconds": code.wall_seconds})
+        if result.exit_code == 0:
+            try:
+                return None, json.loads(result.stdout)["result"], "succeeded"
+            except (ValueError, KeyError):
+                return None, {"error": "function output was not JSON", "stdout": result.stdout}, "sandbox_error"
+        return None, {"error": "function failed", "exit_code": result.exit_code,
+                      "stderr": result.stderr[-2000:]}, "tool_error"
+
+    async def _receipt(
+        self,
+        cmd: ExecuteCommand,
+        ref: ev.CapabilityRef,
+        receipt_id: str,
+        proxy_id: str,
+        arguments: dict[str, Any],
+        ignored: list[str],
+        outcome: ev.execution.Outcome,
+        status: int | None,
+        started: float,
+        span: trace.Span,
+    ) -> None:
+        span.set_attribute("bkn.outcome", outcome)
+        context = span.get_span_context()
+        receipt = ev.ExecutionReceiptRecorded(
+            receipt_id=receipt_id,
+            operation_id=cmd.operation_id,
+            conversation_id=cmd.conversation_id,
+            interaction_id=cmd.interaction_id,
+            kn_id=cmd.kn_id,
+            owner_id=cmd.toolbox_id,
+            tool_id=cmd.tool_id,
+            capability_type=ref.capability_type,
+            caller=cmd.caller,
+            proxy_id=proxy_id,
+            arguments_hash=arguments_hash(arguments),
+            ignored_transport_fields=tuple(ignored),
+            outcome=outcome,
+            status_code=status,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            executed_at=datetime.now(UTC),
+            trace_id=format(context.trace_id, "032x") if context.is_valid else None,
+        )
+        await self._receipts.publish(receipt)
+
+
+def _upstream_unreachable(owner_id: str, exc: BaseException) -> ApiError:
+    return ApiError(
+        ErrorCode.UPSTREAM_UNAVAILABLE, 502,
+        params={"reason": f"{owner_id}: {type(exc).__name__}"},
+        details={"owner_id": owner_id, "error": str(exc)[:300]},
+    )
+
+
+def _failure_outcome(exc: ApiError) -> ev.execution.Outcome:
+    return "timeout" if exc.code == ExecCode.UPSTREAM_TIMEOUT else "upstream_error"

@@ -1,0 +1,91 @@
+"""Skills mounted on a network: list, read, read a file, run (in the sandbox)."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any
+
+from bkn_common import events as ev
+from bkn_common.errors import ApiError, ErrorCode
+from tool_executor.adapters.sandbox import SandboxLimits, run_skill
+from tool_executor.domain.errors import ExecCode
+from tool_executor.service_layer.state import FactoryState
+
+MAX_CONTENT_CHARS = 40_000
+MAX_FILE_BYTES = 5 * 1024 * 1024
+CONTENT_FILES = ("SKILL.md", "README.md", "skill.md", "readme.md")
+
+
+class SkillService:
+    def __init__(self, state: FactoryState, max_output_chars: int = 8000) -> None:
+        self.state = state
+        self._max_output = max_output_chars
+
+    def _mounted_skill(self, kn_id: str, skill_id: str, account: str) -> ev.SkillUpserted:
+        self.state.require_network_permission(kn_id, account, "view_detail")
+        ref = ev.CapabilityRef(capability_type="skill", capability_id=skill_id)
+        skill = self.state.catalog.skills.get(skill_id)
+        if skill is None or not self.state.catalog.is_bound(kn_id, ref):
+            raise ApiError(ExecCode.SKILL_NOT_FOUND, 404, params={"skill_id": skill_id, "kn_id": kn_id})
+        return skill
+
+    def list_skills(self, kn_id: str, account: str) -> dict[str, Any]:
+        self.state.require_network_permission(kn_id, account, "view_detail")
+        skills = []
+        for ref in self.state.catalog.bindings.get(kn_id, ()):
+            skill = self.state.catalog.skills.get(ref.capability_id)
+            if ref.capability_type == "skill" and skill is not None:
+                skills.append({
+                    "skill_id": skill.id, "name": skill.name, "description": skill.description,
+                    "use_rule": skill.use_rule, "entry": skill.entry, "files": sorted(skill.files),
+                })
+        return {"skills": skills, "total": len(skills)}
+
+    def get_content(self, kn_id: str, skill_id: str, account: str) -> dict[str, Any]:
+        skill = self._mounted_skill(kn_id, skill_id, account)
+        main = next((name for name in CONTENT_FILES if name in skill.files), None)
+        content, truncated = _truncate(skill.files[main]) if main else ("", False)
+        return {
+            "skill_id": skill.id, "name": skill.name, "description": skill.description,
+            "use_rule": skill.use_rule, "entry": skill.entry, "files": sorted(skill.files),
+            "content_file": main, "content": content, "truncated": truncated,
+        }
+
+    def read_file(self, kn_id: str, skill_id: str, path: str, account: str) -> dict[str, Any]:
+        skill = self._mounted_skill(kn_id, skill_id, account)
+        normalized = _safe_path(path)
+        text = skill.files.get(normalized)
+        if text is None:
+            raise ApiError(ExecCode.SKILL_FILE_NOT_FOUND, 404, params={"skill_id": skill_id, "path": path})
+        size = len(text.encode())
+        if size > MAX_FILE_BYTES:
+            raise ApiError(
+                ErrorCode.PAYLOAD_TOO_LARGE, 413,
+                params={"reason": f"{path} is {size} bytes, over the 5 MiB limit"},
+                details={"size_bytes": size, "limit_bytes": MAX_FILE_BYTES},
+            )
+        content, truncated = _truncate(text)
+        return {"skill_id": skill_id, "path": normalized, "content": content,
+                "truncated": truncated, "size_bytes": size}
+
+    async def execute(self, kn_id: str, skill_id: str, args: list[str], account: str) -> dict[str, Any]:
+        skill = self._mounted_skill(kn_id, skill_id, account)
+        result = await run_skill(skill.files, skill.entry, args,
+                                 SandboxLimits(cpu_seconds=10, memory_mb=512, wall_seconds=30,
+                                               max_output_chars=self._max_output))
+        return {
+            "skill_id": skill_id, "exit_code": result.exit_code, "stdout": result.stdout,
+            "stderr": result.stderr, "stdout_truncated": result.stdout_truncated,
+            "stderr_truncated": result.stderr_truncated, "timed_out": result.timed_out,
+        }
+
+
+def _truncate(text: str) -> tuple[str, bool]:
+    return (text[:MAX_CONTENT_CHARS], True) if len(text) > MAX_CONTENT_CHARS else (text, False)
+
+
+def _safe_path(path: str) -> str:
+    candidate = PurePosixPath(path.replace("\\", "/"))
+    if candidate.is_absolute() or ".." in candidate.parts or not path.strip():
+        raise ApiError(ExecCode.PATH_TRAVERSAL, 400, params={"path": path})
+    return str(candidate)

@@ -1,0 +1,122 @@
+"""Issue: the mesh runs for real — the first path end to end over real Kafka and Redis."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+import devmesh
+from clctl.bundle import load_bundle
+from clctl.bundle.models import BindingsDoc, LifecycleDoc, ToolboxDoc
+from tests.support.mesh import RunningMesh
+
+DEMO = devmesh.ROOT / "examples" / "supply_chain"
+
+
+def expected_visible() -> list[tuple[str, str | None, str]]:
+    """Mounted, published and enabled capabilities, in binding order, read from the bundle."""
+    bundle = load_bundle(DEMO)
+    lifecycle: LifecycleDoc = bundle.of(LifecycleDoc)[0]
+    offline = {box for box, state in lifecycle.toolboxes.items() if state == "offline"}
+    offline |= {s for s, state in lifecycle.mcp_servers.items() if state == "offline"}
+    disabled = {(d.owner, d.tool) for d in lifecycle.disabled_tools}
+    bindings: BindingsDoc = bundle.of(BindingsDoc)[0]
+    return [
+        (c.type, c.owner, c.id)
+        for c in bindings.capabilities
+        if c.owner not in offline and (c.owner, c.id) not in disabled
+    ]
+
+
+def listed(response: httpx.Response) -> list[tuple[str, str | None, str]]:
+    assert response.status_code == 200, response.text
+    return [
+        (c["capability_type"], c.get("owner_id"), c["capability_id"])
+        for c in response.json()["capabilities"]
+    ]
+
+
+def test_search_lists_mounted_published_enabled_in_binding_order(mesh: RunningMesh) -> None:
+    expected = expected_visible()
+    bundle = load_bundle(DEMO)
+    offline_box = next(t for t in bundle.of(ToolboxDoc) if t.id == "box_legacy_erp")
+    got = listed(mesh.call("search_capabilities", {"kn_id": "supply_chain"}))
+    assert got == expected
+    assert not any(owner == offline_box.id for _, owner, _ in got)
+    assert ("function", "box_finance", "tool_get_invoice") not in got
+
+
+def test_every_service_answers_health_and_readiness(mesh: RunningMesh) -> None:
+    for process in mesh.layout.services():
+        for path in ("/healthz", process.health_path):
+            response = httpx.get(f"http://127.0.0.1:{process.port}{path}", timeout=5)
+            assert response.status_code == 200, (process.name, path, response.text)
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer bak_not-a-real-key", "Basic abc", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.x"])
+def test_missing_or_invalid_credentials_get_401_envelope(mesh: RunningMesh, authorization: str | None) -> None:
+    headers = {"Authorization": authorization} if authorization else {}
+    response = httpx.post(
+        f"{mesh.gateway}/api/agent-retrieval/v1/kn/search_capabilities",
+        json={"kn_id": "supply_chain"}, headers={**headers, "Accept-Language": "zh-CN"}, timeout=10,
+    )
+    assert response.status_code == 401
+    body = response.json()
+    assert body["code"] == "unauthenticated"
+    assert "未认证" in body["message"]
+    assert body["request_id"] == response.headers["bkn-request-id"]
+
+
+def test_english_message_by_accept_language(mesh: RunningMesh) -> None:
+    response = httpx.post(
+        f"{mesh.gateway}/api/agent-retrieval/v1/kn/search_capabilities",
+        json={"kn_id": "supply_chain"}, headers={"Accept-Language": "en-US,zh;q=0.5"}, timeout=10,
+    )
+    assert response.status_code == 401
+    assert response.json()["message"].startswith("Not authenticated")
+
+
+def _end_offsets(mesh: RunningMesh) -> dict[str, int]:
+    import asyncio
+
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    from bkn_common.kafka import topic_partitions
+    from bkn_common.topics import DOMAIN_TOPICS
+
+    async def read() -> dict[str, int]:
+        names = [t.full_name(mesh.layout.topic_prefix) for t in DOMAIN_TOPICS]
+        parts = await topic_partitions(mesh.layout.kafka, names)
+        consumer = AIOKafkaConsumer(bootstrap_servers=mesh.layout.kafka)
+        await consumer.start()
+        try:
+            tps = [TopicPartition(t, p) for t, ps in parts.items() for p in ps]
+            ends = await consumer.end_offsets(tps)
+        finally:
+            await consumer.stop()
+        return {f"{tp.topic}[{tp.partition}]": offset for tp, offset in ends.items()}
+
+    return asyncio.run(read())
+
+
+def test_malformed_bundle_is_refused_whole_and_nothing_is_published(
+    mesh: RunningMesh, tmp_path: Path
+) -> None:
+    broken = tmp_path / "bundle"
+    shutil.copytree(DEMO, broken)
+    schema = broken / "schema.yaml"
+    schema.write_text(schema.read_text(encoding="utf-8").replace("target: material", "target: no_such_type", 1), encoding="utf-8")
+    before = _end_offsets(mesh)
+    result = subprocess.run(
+        [str(devmesh.BIN / "clctl"), "apply", "-f", str(broken)],
+        env=mesh.layout.env(), capture_output=True, text=True,
+    )
+    assert result.returncode == 2
+    assert "schema.yaml" in result.stderr
+    assert "relation_types[" in result.stderr and "no_such_type" in result.stderr
+    assert "nothing was published" in result.stderr
+    assert _end_offsets(mesh) == before

@@ -1,0 +1,82 @@
+"""A private copy of the whole mesh for a test module: own ports, topics, run folder."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import devmesh
+import httpx
+
+from tests.support.infra import Infra
+
+_next_base = [31000]
+
+
+@dataclass
+class RunningMesh:
+    layout: devmesh.MeshLayout
+    keys: dict[str, str]
+
+    @property
+    def gateway(self) -> str:
+        return self.layout.gateway_url
+
+    def url(self, name: str) -> str:
+        return self.layout.urls()[name]
+
+    def client(self, account: str = "dev", **headers: str) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.gateway,
+            headers={"Authorization": f"Bearer {self.keys[account]}", **headers},
+            timeout=30,
+        )
+
+    def call(self, tool: str, body: dict[str, Any], account: str = "dev", **headers: str) -> httpx.Response:
+        with self.client(account, **headers) as client:
+            return client.post(f"/api/agent-retrieval/v1/kn/{tool}", json=body)
+
+    def restart(self, name: str) -> None:
+        process = next(p for p in self.layout.services() if p.name == name)
+        devmesh.stop_processes(self.layout, [name])
+        devmesh.start_process(self.layout, process)
+        devmesh.wait_healthy(self.layout, [process])
+
+    def stop(self, name: str) -> None:
+        devmesh.stop_processes(self.layout, [name])
+
+    def start(self, name: str) -> None:
+        process = next(p for p in self.layout.services() if p.name == name)
+        devmesh.start_process(self.layout, process)
+        devmesh.wait_healthy(self.layout, [process])
+
+
+@contextmanager
+def running_mesh(
+    infra: Infra,
+    run_dir: Path,
+    *,
+    bundles: tuple[str, ...] = devmesh.DEMO_BUNDLES,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[RunningMesh]:
+    base = _next_base[0]
+    _next_base[0] += 40
+    layout = devmesh.MeshLayout(
+        run_dir=run_dir,
+        base_port=base,
+        topic_prefix=f"t{uuid.uuid4().hex[:10]}.",
+        kafka=infra.kafka,
+        redis=infra.redis,
+        extra_env=extra_env or {},
+    )
+    try:
+        devmesh.up(layout, with_infra=False, bundles=bundles)
+        keys = json.loads((run_dir / "app_keys.json").read_text())
+        yield RunningMesh(layout, keys)
+    finally:
+        devmesh.down(layout, with_infra=False)
