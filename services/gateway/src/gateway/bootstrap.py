@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.routing import Route
 
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import make_service_app
@@ -14,7 +15,9 @@ from gateway.adapters.identity import Authenticator
 from gateway.adapters.idempotency import IdempotencyStore
 from gateway.adapters.internal import InternalServices
 from gateway.adapters.trace_core import TraceCore
-from gateway.entrypoints import rest
+from gateway.entrypoints import mcp_info, rest
+from gateway.entrypoints.mcp_http import McpEndpointApp, SessionStore, running, session_manager
+from gateway.entrypoints.mcp_server import build_server
 from gateway.service_layer.access import AccessChecker
 from gateway.service_layer.catalogue import build_registry
 from gateway.service_layer.deps import Deps
@@ -47,6 +50,18 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     deps = build_deps(settings)
     authenticator = Authenticator(settings)
 
+    sessions = SessionStore(deps.redis, f"bkn:{settings.topic_prefix}gateway:")
+    endpoints = [
+        McpEndpointApp(name, session_manager(build_server(deps, authenticator, name)), sessions,
+                       authenticator, settings)
+        for name in ("full", "compact")
+    ]
+
+    @asynccontextmanager
+    async def mcp_sessions() -> AsyncIterator[None]:
+        async with running(*(e.manager for e in endpoints)):
+            yield
+
     @asynccontextmanager
     async def clients() -> AsyncIterator[None]:
         try:
@@ -66,12 +81,17 @@ def build_app(settings: GatewaySettings) -> FastAPI:
 
     app = make_service_app(
         title="gateway",
-        resources=[clients],
+        resources=[clients, mcp_sessions],
         readiness={
             "redis": redis_check,
             **{n: service_check(n) for n in ("capability_index", "tool_executor", "ontology_query")},
         },
     )
     app.include_router(rest.router(deps, authenticator))
+    app.include_router(mcp_info.router(deps.registry, authenticator, settings.public_url))
+    for endpoint in endpoints:
+        app.router.routes.append(
+            Route(mcp_info.PATHS[endpoint.endpoint], endpoint=endpoint, methods=["GET", "POST", "DELETE"])
+        )
     app.state.deps = deps
     return app

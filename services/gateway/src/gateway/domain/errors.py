@@ -13,6 +13,7 @@ class GatewayCode:
     INVALID_INVOCATION_ID = "invalid_invocation_id"
     ORIGIN_NOT_ALLOWED = "origin_not_allowed"
     RECEIPT_PENDING = "receipt_pending"
+    TRACE_CORE_UNAVAILABLE = "trace_core_unavailable"
 
 
 register_messages(
@@ -36,6 +37,10 @@ register_messages(
         GatewayCode.INVALID_INVOCATION_ID: {
             "zh-CN": "X-OpenBKN-Client-Invocation-Id 不合法：最长 256 个可打印 ASCII 字符。",
             "en-US": "X-OpenBKN-Client-Invocation-Id is invalid: at most 256 printable ASCII characters.",
+        },
+        GatewayCode.TRACE_CORE_UNAVAILABLE: {
+            "zh-CN": "Trace Core 暂不可用，无法创建或结束受管 Interaction；不会伪造 ID，请稍后重试。",
+            "en-US": "The trace core is unavailable, so no managed interaction can be started or finished; ids are never fabricated. Retry shortly.",
         },
         GatewayCode.RECEIPT_PENDING: {
             "zh-CN": "同一调用仍在执行中，回执尚未生成；请稍后用相同的调用 ID 重试以取得原结果。",

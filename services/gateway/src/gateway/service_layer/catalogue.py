@@ -10,7 +10,8 @@ from gateway.domain.inputs.capabilities import (
     SearchCapabilitiesInput,
     SkillInput,
 )
-from gateway.service_layer import capabilities, skills
+from gateway.domain.inputs.lifecycle import FinishInteractionInput, StartInteractionInput
+from gateway.service_layer import capabilities, lifecycle, skills
 from gateway.service_layer.registry import ToolDefinition, ToolRegistry
 from gateway.settings import GatewaySettings
 
@@ -57,5 +58,22 @@ def capability_tools(settings: GatewaySettings) -> list[ToolDefinition]:
     return tools
 
 
+def lifecycle_tools() -> list[ToolDefinition]:
+    return [
+        ToolDefinition(
+            "bkn_start_interaction", StartInteractionInput,
+            {"zh-CN": "开始一轮受管 Interaction：提交完整问题、固定 agent_name 与 conversation_mode，返回服务端签发的 conversation_id 与 interaction_id，供业务工具的 bkn_context 使用。",
+             "en-US": "Start a managed interaction: send the full question, the fixed agent_name and conversation_mode; returns the server-issued conversation_id and interaction_id to pass in bkn_context on business tools."},
+            lifecycle.start_interaction, kind="lifecycle",
+        ),
+        ToolDefinition(
+            "bkn_finish_interaction", FinishInteractionInput,
+            {"zh-CN": "结束当前 Interaction 并提交结果（不关闭 Conversation，可跨轮、跨日继续）。",
+             "en-US": "Finish the current interaction with its outcome (the conversation stays open across turns and days)."},
+            lifecycle.finish_interaction, kind="lifecycle",
+        ),
+    ]
+
+
 def build_registry(settings: GatewaySettings) -> ToolRegistry:
-    return ToolRegistry(capability_tools(settings))
+    return ToolRegistry([*lifecycle_tools(), *capability_tools(settings)])

@@ -22,7 +22,6 @@ from gateway.service_layer.deps import Deps
 from gateway.service_layer.registry import ToolDefinition
 
 IDEMPOTENT_WAIT_SECONDS = 60.0
-TRACE_CORE_UNAVAILABLE = "trace_core_unavailable"
 
 
 @dataclass
@@ -125,7 +124,7 @@ async def _managed(
             "correlation": ctx.invocation_id or ctx.request_id,
         })
     except ApiError as exc:
-        if exc.code not in (ErrorCode.DEPENDENCY_UNAVAILABLE, TRACE_CORE_UNAVAILABLE):
+        if exc.code not in (ErrorCode.DEPENDENCY_UNAVAILABLE, GatewayCode.TRACE_CORE_UNAVAILABLE):
             raise
         data = await definition.handler(deps, ctx, args)
         try:

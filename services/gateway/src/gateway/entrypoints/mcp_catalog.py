@@ -1,0 +1,111 @@
+"""What each MCP endpoint publishes: the full catalogue (/mcp) and the compact one (/mcp-compact).
+
+Input schemas come from the same pydantic models as REST, localized, with ``bkn_context``
+declared and required on business tools. The compact endpoint adds an on-demand gateway
+(search / describe / execute a native tool) that reaches every other tool.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from bkn_common.i18n import Language
+from gateway.domain.inputs.base import ToolInput, described, localized_schema
+from gateway.service_layer.registry import ToolDefinition, ToolRegistry
+
+Endpoint = Literal["full", "compact"]
+
+COMPACT_DIRECT = (
+    "list_knowledge_networks", "get_kn_detail", "search_schema", "query_object_instance",
+    "query_instance_subgraph", "explore_subgraph", "search_capabilities", "execute_tool",
+)
+COMPACT_LIMIT = 14
+NEVER_ON_MCP = frozenset({"run_sql", "list_resources", "describe_resource"})
+
+BKN_CONTEXT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "BKN provenance context: the ids bkn_start_interaction returned.",
+    "properties": {
+        "conversation_id": {"type": "string", "description": "conversation_id from bkn_start_interaction"},
+        "interaction_id": {"type": "string", "description": "interaction_id from bkn_start_interaction"},
+    },
+    "required": ["conversation_id", "interaction_id"],
+    "additionalProperties": False,
+}
+
+
+class SearchNativeToolsInput(ToolInput):
+    query: str | None = described("按名称或说明查找工具；留空列出全部。", "Find tools by name or description; empty lists all.", default=None)
+    limit: int = Field(20, ge=1, le=100)
+
+
+class DescribeNativeToolInput(ToolInput):
+    name: str = described("工具名（取自 search_native_tools）。", "Tool name (from search_native_tools).", min_length=1)
+
+
+class ExecuteNativeToolInput(ToolInput):
+    name: str = described("工具名（取自 search_native_tools）。", "Tool name (from search_native_tools).", min_length=1)
+    arguments: dict[str, Any] = described(
+        "该工具的参数，业务工具需包含 bkn_context。", "The tool's arguments; business tools need bkn_context inside.",
+        default_factory=dict,
+    )
+
+
+GATEWAY_TOOLS: dict[str, tuple[type[ToolInput], dict[Language, str]]] = {
+    "search_native_tools": (SearchNativeToolsInput, {
+        "zh-CN": "查找本端点未直接公布的其余工具。", "en-US": "Find the other tools this endpoint does not list directly."}),
+    "describe_native_tool": (DescribeNativeToolInput, {
+        "zh-CN": "取得一个工具的说明与完整输入 schema。", "en-US": "Get one tool's description and full input schema."}),
+    "execute_native_tool": (ExecuteNativeToolInput, {
+        "zh-CN": "按名称调用一个工具，语义与直接调用相同。", "en-US": "Call a tool by name, with the same semantics as calling it directly."}),
+}
+
+
+def tool_input_schema(definition: ToolDefinition, language: Language) -> dict[str, Any]:
+    schema = localized_schema(definition.input_model, language)
+    if definition.kind != "lifecycle":
+        schema.setdefault("properties", {})["bkn_context"] = BKN_CONTEXT_SCHEMA
+        schema["required"] = [*schema.get("required", []), "bkn_context"]
+    return schema
+
+
+def native_tools(registry: ToolRegistry) -> list[ToolDefinition]:
+    """Every tool that may appear on MCP at all."""
+    return [t for t in registry.mcp_tools() if t.name not in NEVER_ON_MCP]
+
+
+def listing(registry: ToolRegistry, endpoint: Endpoint, language: Language) -> list[dict[str, Any]]:
+    """Tool descriptors for tools/list and /info on ``endpoint``."""
+    natives = native_tools(registry)
+    if endpoint == "full":
+        return [_descriptor(t, language) for t in natives]
+    direct = [t for t in natives if t.kind == "lifecycle" or t.name in COMPACT_DIRECT]
+    gateway = [
+        {"name": name, "description": description[language],
+         "inputSchema": localized_schema(model, language), "outputSchema": {"type": "object"}}
+        for name, (model, description) in GATEWAY_TOOLS.items()
+    ]
+    out = [_descriptor(t, language) for t in direct] + gateway
+    assert len(out) <= COMPACT_LIMIT
+    return out
+
+
+def published_names(registry: ToolRegistry, endpoint: Endpoint) -> set[str]:
+    return {d["name"] for d in listing(registry, endpoint, "en-US")}
+
+
+def reachable_through_gateway(registry: ToolRegistry) -> list[ToolDefinition]:
+    """Native tools the compact endpoint reaches on demand (those not listed directly)."""
+    direct = published_names(registry, "compact")
+    return [t for t in native_tools(registry) if t.name not in direct]
+
+
+def _descriptor(definition: ToolDefinition, language: Language) -> dict[str, Any]:
+    return {
+        "name": definition.name,
+        "description": definition.describe(language),
+        "inputSchema": tool_input_schema(definition, language),
+        "outputSchema": definition.output_schema,
+    }

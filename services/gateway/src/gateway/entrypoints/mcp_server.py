@@ -1,0 +1,154 @@
+"""MCP tools/list and tools/call on the official SDK's low-level server.
+
+Handlers only translate: a tools/call becomes a call of the shared pipeline (the same one
+REST uses); its outcome becomes a CallToolResult with TOON text and JSON structuredContent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.shared.exceptions import MCPError
+from starlette.requests import Request
+
+from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.i18n import Language, negotiate_language, render_message
+from bkn_common.toon import encode_toon
+from gateway.adapters.identity import Authenticator
+from gateway.domain.context import (
+    HOST_CONVERSATION_META,
+    INVOCATION_META,
+    CallContext,
+    validate_invocation_id,
+)
+from gateway.entrypoints.auth import call_context
+from gateway.entrypoints.mcp_catalog import (
+    Endpoint,
+    listing,
+    published_names,
+    reachable_through_gateway,
+    tool_input_schema,
+)
+from gateway.service_layer.deps import Deps
+from gateway.service_layer.pipeline import ToolOutcome, call_tool
+
+INVALID_PARAMS = -32602
+
+
+def _request(ctx: ServerRequestContext[Any, Any]) -> Request:
+    request = ctx.request
+    if not isinstance(request, Request):
+        raise MCPError(INVALID_PARAMS, "this server is only reachable over Streamable HTTP")
+    return request
+
+
+def _language(ctx: ServerRequestContext[Any, Any]) -> Language:
+    request = ctx.request
+    header = request.headers.get("accept-language") if isinstance(request, Request) else None
+    return negotiate_language(header)
+
+
+def _unknown_tool(name: str, language: Language) -> MCPError:
+    message = render_message(ErrorCode.UNKNOWN_TOOL, language, {"tool": name})
+    return MCPError(INVALID_PARAMS, message, {"code": ErrorCode.UNKNOWN_TOOL, "tool": name})
+
+
+def _apply_meta(call: CallContext, meta: Any) -> None:
+    """Hints in ``_meta`` (headers win when both are present)."""
+    if not isinstance(meta, dict):
+        return
+    if call.invocation_id is None and meta.get(INVOCATION_META) is not None:
+        call.invocation_id = validate_invocation_id(str(meta[INVOCATION_META]))
+    if call.host_conversation_key is None and meta.get(HOST_CONVERSATION_META) is not None:
+        call.host_conversation_key = str(meta[HOST_CONVERSATION_META])
+    if call.traceparent is None and isinstance(meta.get("traceparent"), str):
+        call.traceparent = meta["traceparent"]
+
+
+def _success(outcome: ToolOutcome) -> types.CallToolResult:
+    structured: dict[str, Any] = dict(outcome.data)
+    if outcome.receipt:
+        structured["bkn_receipt"] = outcome.receipt
+    if outcome.trace_marker:
+        structured["bkn_trace"] = outcome.trace_marker
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=encode_toon(structured))],
+        structured_content=structured,
+    )
+
+
+def _refusal(error: ApiError, call: CallContext) -> types.CallToolResult:
+    envelope = error.envelope(call.language, call.request_id).model_dump(mode="json", exclude_none=True)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))],
+        structured_content=envelope,
+        is_error=True,
+    )
+
+
+def _search_native(deps: Deps, arguments: dict[str, Any], language: Language) -> dict[str, Any]:
+    query = str(arguments.get("query") or "").strip().lower()
+    limit = int(arguments.get("limit") or 20)
+    terms = [t for t in re.split(r"[\s_,，]+", query) if t]
+    found = []
+    for tool in reachable_through_gateway(deps.registry):
+        text = f"{tool.name} {tool.describe(language)} {tool.describe('en-US')}".lower()
+        if not terms or any(term in text for term in terms):
+            found.append({"name": tool.name, "description": tool.describe(language)})
+    return {"tools": found[:limit], "total": len(found)}
+
+
+def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -> Server[Any]:
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        descriptors = listing(deps.registry, endpoint, _language(ctx))
+        return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in descriptors])
+
+    async def call_tool_handler(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        request = _request(ctx)
+        language = negotiate_language(request.headers.get("accept-language"))
+        name, arguments = params.name, dict(params.arguments or {})
+        if name not in published_names(deps.registry, endpoint):
+            raise _unknown_tool(name, language)
+        call = call_context(request, authenticator, "mcp")
+        try:
+            _apply_meta(call, ctx.meta)
+            if endpoint == "compact" and name == "search_native_tools":
+                return _success(ToolOutcome(_search_native(deps, arguments, language)))
+            if endpoint == "compact" and name in ("describe_native_tool", "execute_native_tool"):
+                target = _native_target(deps, str(arguments.get("name") or ""), language)
+                if name == "describe_native_tool":
+                    return _success(ToolOutcome({
+                        "name": target, "description": deps.registry.get(target).describe(language),  # type: ignore[union-attr]
+                        "inputSchema": tool_input_schema(deps.registry.get(target), language),  # type: ignore[arg-type]
+                    }))
+                name, arguments = target, dict(arguments.get("arguments") or {})
+            return _success(await call_tool(deps, call, name, arguments))
+        except ApiError as error:
+            return _refusal(error, call)
+
+    return Server(
+        f"context-loader-{endpoint}",
+        version="0.1.0",
+        instructions=(
+            "Start each turn with bkn_start_interaction and pass its ids in bkn_context on every "
+            "business tool; finish with bkn_finish_interaction."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool_handler,
+    )
+
+
+def _native_target(deps: Deps, name: str, language: Language) -> str:
+    """A tool reachable through the compact gateway, refused exactly like an unknown tool."""
+    if name not in {t.name for t in reachable_through_gateway(deps.registry)}:
+        raise _unknown_tool(name, language)
+    return name
