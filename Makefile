@@ -45,3 +45,6 @@ bench: install  ## benchmarks: print tables and write JSON under bench/results/
 
 clean:  ## remove caches and run state (keeps .venv and the Kafka jar cache)
 	rm -rf .run .pytest_cache .mypy_cache .ruff_cache
+
+conformance: install  ## the official MCP conformance suite against a private mesh (baseline: tools/conformance/baseline.yml)
+	$(PY) tools/conformance/run.py

@@ -30,5 +30,6 @@ class GatewaySettings(ServiceSettings):
     execute_skill_enabled: bool = Field(
         False, validation_alias=AliasChoices("EXECUTE_SKILL_ENABLED", "execute_skill_enabled")
     )
+    mcp_conformance_fixtures: bool = False  # test_* fixture tools for the MCP conformance suite only
     permission_request_path_template: str | None = None
     permission_request_disabled: bool = True

@@ -38,6 +38,17 @@ from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import ToolOutcome, call_tool
 
 INVALID_PARAMS = -32602
+# Fixture tools the official conformance suite calls; registered only with
+# GATEWAY_MCP_CONFORMANCE_FIXTURES=true (make conformance), never by default.
+CONFORMANCE_FIXTURES: dict[str, types.CallToolResult] = {
+    "test_simple_text": types.CallToolResult(
+        content=[types.TextContent(type="text", text="This is a simple text response for testing.")]
+    ),
+    "test_error_handling": types.CallToolResult(
+        content=[types.TextContent(type="text", text="This tool intentionally returns an error for testing")],
+        is_error=True,
+    ),
+}
 
 
 def _request(ctx: ServerRequestContext[Any, Any]) -> Request:
@@ -108,7 +119,23 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         descriptors = listing(deps.registry, endpoint, _language(ctx))
+        if deps.settings.mcp_conformance_fixtures:
+            descriptors += [
+                {"name": name, "description": f"conformance fixture {name}",
+                 "inputSchema": {"type": "object", "properties": {}}}
+                for name in CONFORMANCE_FIXTURES
+            ]
         return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in descriptors])
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[])
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[])
 
     async def call_tool_handler(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -116,6 +143,8 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
         request = _request(ctx)
         language = negotiate_language(request.headers.get("accept-language"))
         name, arguments = params.name, dict(params.arguments or {})
+        if deps.settings.mcp_conformance_fixtures and name in CONFORMANCE_FIXTURES:
+            return CONFORMANCE_FIXTURES[name]
         if name not in published_names(deps.registry, endpoint):
             raise _unknown_tool(name, language)
         call = call_context(request, authenticator, "mcp")
@@ -144,6 +173,8 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
         ),
         on_list_tools=list_tools,
         on_call_tool=call_tool_handler,
+        on_list_resources=list_resources,
+        on_list_prompts=list_prompts,
     )
 
 
