@@ -10,8 +10,12 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from opentelemetry import trace
+from opentelemetry.propagate import extract
+from opentelemetry.trace import SpanKind
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import Language, negotiate_language
@@ -104,3 +108,34 @@ def health_router(checks: Mapping[str, ReadinessCheck]) -> APIRouter:
         )
 
     return router
+
+
+class TraceContextMiddleware:
+    """A SERVER span per HTTP request, continuing the caller's W3C trace context."""
+
+    def __init__(self, app: ASGIApp, service_name: str) -> None:
+        self.app = app
+        self._tracer = trace.get_tracer(service_name)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in ("/healthz", "/readyz"):
+            await self.app(scope, receive, send)
+            return
+        carrier = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        method = scope.get("method", "GET")
+        status: dict[str, int] = {}
+
+        async def capture(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        with self._tracer.start_as_current_span(
+            f"{method} {scope['path']}",
+            context=extract(carrier),
+            kind=SpanKind.SERVER,
+            attributes={"http.request.method": method, "url.path": scope["path"]},
+        ) as span:
+            await self.app(scope, receive, capture)
+            if "code" in status:
+                span.set_attribute("http.response.status_code", status["code"])

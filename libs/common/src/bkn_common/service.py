@@ -5,13 +5,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI
+from opentelemetry.sdk.trace import TracerProvider
 
-from bkn_common.http import ReadinessCheck, health_router, install_error_handlers
+from bkn_common.http import (
+    ReadinessCheck,
+    TraceContextMiddleware,
+    health_router,
+    install_error_handlers,
+)
 from bkn_common.kafka import ensure_topics
 from bkn_common.projection import Projection, ProjectionRunner
 from bkn_common.settings import ServiceSettings
+from bkn_common.span_export import exporting_spans, kafka_span_processor
+from bkn_common.telemetry import setup_telemetry
 from bkn_common.topics import TopicSpec
 
 Resource = Callable[[], AbstractAsyncContextManager[object]]
@@ -60,6 +69,14 @@ def projection_ready(runner: ProjectionRunner) -> Callable[[], Awaitable[bool]]:
     return check
 
 
+def service_telemetry(settings: ServiceSettings) -> tuple[TracerProvider, list[Resource]]:
+    """The tracer provider (OTLP when configured) and, unless disabled, span export to Kafka."""
+    if not settings.span_export_to_kafka or settings.otel_sdk_disabled:
+        return setup_telemetry(settings), []
+    processor, exporter = kafka_span_processor(settings)
+    return setup_telemetry(settings, [processor]), [partial(exporting_spans, settings, exporter)]
+
+
 def make_service_app(
     *,
     title: str,
@@ -77,5 +94,6 @@ def make_service_app(
 
     app = FastAPI(title=title, lifespan=lifespan, docs_url=None, redoc_url=None)
     install_error_handlers(app)
+    app.add_middleware(TraceContextMiddleware, service_name=title)
     app.include_router(health_router(readiness))
     return app

@@ -6,7 +6,13 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from bkn_common.service import make_service_app, projection_ready, projection_runner, running_projection
+from bkn_common.service import (
+    make_service_app,
+    projection_ready,
+    projection_runner,
+    running_projection,
+    service_telemetry,
+)
 from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE
 from capability_index.entrypoints.http import router
 from capability_index.service_layer.index import CapabilityIndex
@@ -14,11 +20,12 @@ from capability_index.settings import CapabilityIndexSettings
 
 
 def build_app(settings: CapabilityIndexSettings) -> FastAPI:
+    _, telemetry = service_telemetry(settings)
     index = CapabilityIndex()
     runner = projection_runner(settings, "capability-index", (CATALOG, BINDINGS, LIFECYCLE), index)
     app = make_service_app(
         title="capability-index",
-        resources=[partial(running_projection, settings, runner)],
+        resources=[*telemetry, partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
     )
     app.include_router(router(index))

@@ -9,8 +9,7 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 from bkn_common.redis import make_redis, redis_ready
-from bkn_common.service import make_service_app
-from bkn_common.telemetry import setup_telemetry
+from bkn_common.service import make_service_app, service_telemetry
 from gateway.adapters.identity import Authenticator
 from gateway.adapters.idempotency import IdempotencyStore
 from gateway.adapters.internal import InternalServices
@@ -46,7 +45,7 @@ def build_deps(settings: GatewaySettings) -> Deps:
 
 
 def build_app(settings: GatewaySettings) -> FastAPI:
-    setup_telemetry(settings)
+    _, telemetry = service_telemetry(settings)
     deps = build_deps(settings)
     authenticator = Authenticator(settings)
 
@@ -81,7 +80,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
 
     app = make_service_app(
         title="gateway",
-        resources=[clients, mcp_sessions],
+        resources=[*telemetry, clients, mcp_sessions],
         readiness={
             "redis": redis_check,
             **{n: service_check(n) for n in ("capability_index", "tool_executor", "ontology_query")},

@@ -6,7 +6,13 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from bkn_common.service import make_service_app, projection_ready, projection_runner, running_projection
+from bkn_common.service import (
+    make_service_app,
+    projection_ready,
+    projection_runner,
+    running_projection,
+    service_telemetry,
+)
 from bkn_common.topics import BINDINGS, INSTANCES, NETWORKS
 from ontology_query.entrypoints.http import router
 from ontology_query.service_layer.state import OntologyState
@@ -14,11 +20,12 @@ from ontology_query.settings import OntologyQuerySettings
 
 
 def build_app(settings: OntologyQuerySettings) -> FastAPI:
+    _, telemetry = service_telemetry(settings)
     state = OntologyState()
     runner = projection_runner(settings, "ontology-query", (NETWORKS, INSTANCES, BINDINGS), state)
     app = make_service_app(
         title="ontology-query",
-        resources=[partial(running_projection, settings, runner)],
+        resources=[*telemetry, partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
     )
     app.include_router(router(state))

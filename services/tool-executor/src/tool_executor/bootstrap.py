@@ -9,8 +9,13 @@ from functools import partial
 from fastapi import FastAPI
 
 from bkn_common.kafka import EventPublisher, make_broker
-from bkn_common.service import make_service_app, projection_ready, projection_runner, running_projection
-from bkn_common.telemetry import setup_telemetry
+from bkn_common.service import (
+    make_service_app,
+    projection_ready,
+    projection_runner,
+    running_projection,
+    service_telemetry,
+)
 from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE, NETWORKS
 from tool_executor.adapters.openapi_client import OpenApiClient
 from tool_executor.entrypoints.http import router
@@ -21,7 +26,7 @@ from tool_executor.settings import ToolExecutorSettings
 
 
 def build_app(settings: ToolExecutorSettings) -> FastAPI:
-    provider = setup_telemetry(settings)
+    provider, telemetry = service_telemetry(settings)
     state = FactoryState()
     broker = make_broker(settings, provider)
     http = OpenApiClient(settings.max_response_bytes)
@@ -44,7 +49,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
 
     app = make_service_app(
         title="tool-executor",
-        resources=[partial(running_projection, settings, runner), producer],
+        resources=[*telemetry, partial(running_projection, settings, runner), producer],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready},
     )
     app.include_router(router(executor, SkillService(state, settings.max_output_chars)))

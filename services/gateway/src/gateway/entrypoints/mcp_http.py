@@ -101,7 +101,11 @@ class McpEndpointApp:
             return
         session_id = request.headers.get(SESSION_HEADER)
         if request.method == "DELETE":
-            ok = session_id is not None and await self._sessions.terminate(session_id)
+            ok = (
+                session_id is not None
+                and await self._sessions.valid(session_id, principal, self.endpoint)
+                and await self._sessions.terminate(session_id)
+            )
             await Response(status_code=200 if ok else 404)(scope, receive, send)
             return
         if session_id is not None and not await self._sessions.valid(session_id, principal, self.endpoint):

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 from starlette.requests import Request
 
 from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.http import request_id, validation_error
 from bkn_common.i18n import Language, negotiate_language, render_message
 from bkn_common.toon import encode_toon
 from gateway.adapters.identity import Authenticator
@@ -28,7 +30,10 @@ from gateway.domain.context import (
 )
 from gateway.entrypoints.auth import call_context
 from gateway.entrypoints.mcp_catalog import (
+    DescribeNativeToolInput,
     Endpoint,
+    ExecuteNativeToolInput,
+    SearchNativeToolsInput,
     listing,
     published_names,
     reachable_through_gateway,
@@ -38,6 +43,7 @@ from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import ToolOutcome, call_tool
 
 INVALID_PARAMS = -32602
+GatewayInput = TypeVar("GatewayInput", SearchNativeToolsInput, DescribeNativeToolInput, ExecuteNativeToolInput)
 # Fixture tools the official conformance suite calls; registered only with
 # GATEWAY_MCP_CONFORMANCE_FIXTURES=true (make conformance), never by default.
 CONFORMANCE_FIXTURES: dict[str, types.CallToolResult] = {
@@ -93,8 +99,8 @@ def _success(outcome: ToolOutcome) -> types.CallToolResult:
     )
 
 
-def _refusal(error: ApiError, call: CallContext) -> types.CallToolResult:
-    envelope = error.envelope(call.language, call.request_id).model_dump(mode="json", exclude_none=True)
+def _refusal(error: ApiError, language: Language, request_id: str) -> types.CallToolResult:
+    envelope = error.envelope(language, request_id).model_dump(mode="json", exclude_none=True)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))],
         structured_content=envelope,
@@ -102,9 +108,17 @@ def _refusal(error: ApiError, call: CallContext) -> types.CallToolResult:
     )
 
 
-def _search_native(deps: Deps, arguments: dict[str, Any], language: Language) -> dict[str, Any]:
-    query = str(arguments.get("query") or "").strip().lower()
-    limit = int(arguments.get("limit") or 20)
+def _gateway_input(model: type[GatewayInput], arguments: dict[str, Any]) -> GatewayInput:
+    """A compact gateway tool's arguments, checked against the schema it publishes."""
+    try:
+        return model.model_validate(arguments)
+    except ValidationError as exc:
+        raise validation_error(list(exc.errors())) from exc
+
+
+def _search_native(deps: Deps, args: SearchNativeToolsInput, language: Language) -> dict[str, Any]:
+    query = (args.query or "").strip().lower()
+    limit = args.limit
     terms = [t for t in re.split(r"[\s_,，]+", query) if t]
     found = []
     for tool in reachable_through_gateway(deps.registry):
@@ -147,22 +161,27 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
             return CONFORMANCE_FIXTURES[name]
         if name not in published_names(deps.registry, endpoint):
             raise _unknown_tool(name, language)
-        call = call_context(request, authenticator, "mcp")
+        try:  # an invalid hint header is refused like any other bad input
+            call = call_context(request, authenticator, "mcp")
+        except ApiError as error:
+            return _refusal(error, language, request_id(request))
         try:
             _apply_meta(call, ctx.meta)
             if endpoint == "compact" and name == "search_native_tools":
-                return _success(ToolOutcome(_search_native(deps, arguments, language)))
-            if endpoint == "compact" and name in ("describe_native_tool", "execute_native_tool"):
-                target = _native_target(deps, str(arguments.get("name") or ""), language)
-                if name == "describe_native_tool":
-                    return _success(ToolOutcome({
-                        "name": target, "description": deps.registry.get(target).describe(language),  # type: ignore[union-attr]
-                        "inputSchema": tool_input_schema(deps.registry.get(target), language),  # type: ignore[arg-type]
-                    }))
-                name, arguments = target, dict(arguments.get("arguments") or {})
+                search = _gateway_input(SearchNativeToolsInput, arguments)
+                return _success(ToolOutcome(_search_native(deps, search, language)))
+            if endpoint == "compact" and name == "describe_native_tool":
+                target = _native_target(deps, _gateway_input(DescribeNativeToolInput, arguments).name, language)
+                return _success(ToolOutcome({
+                    "name": target, "description": deps.registry.get(target).describe(language),  # type: ignore[union-attr]
+                    "inputSchema": tool_input_schema(deps.registry.get(target), language),  # type: ignore[arg-type]
+                }))
+            if endpoint == "compact" and name == "execute_native_tool":
+                execute = _gateway_input(ExecuteNativeToolInput, arguments)
+                name, arguments = _native_target(deps, execute.name, language), dict(execute.arguments)
             return _success(await call_tool(deps, call, name, arguments))
         except ApiError as error:
-            return _refusal(error, call)
+            return _refusal(error, call.language, call.request_id)
 
     return Server(
         f"context-loader-{endpoint}",

@@ -11,6 +11,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from opentelemetry import trace
+from opentelemetry.propagate import extract
+from opentelemetry.trace import Span, StatusCode
 from pydantic import BaseModel, ValidationError
 
 from bkn_common.errors import ApiError, ErrorCode
@@ -22,6 +25,7 @@ from gateway.service_layer.deps import Deps
 from gateway.service_layer.registry import ToolDefinition
 
 IDEMPOTENT_WAIT_SECONDS = 60.0
+tracer = trace.get_tracer("gateway")
 
 
 @dataclass
@@ -52,6 +56,36 @@ def parse_input(definition: ToolDefinition, payload: dict[str, Any]) -> BaseMode
 
 
 async def call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str, Any]) -> ToolOutcome:
+    """Run one tool call inside a span named and attributed per the GenAI and MCP conventions."""
+    parent = extract({"traceparent": ctx.traceparent}) if ctx.traceparent else None
+    span_name = f"tools/call {name}" if ctx.transport == "mcp" else f"execute_tool {name}"
+    with tracer.start_as_current_span(span_name, context=parent) as span:
+        span.set_attribute("gen_ai.operation.name", "execute_tool")
+        span.set_attribute("gen_ai.tool.name", name)
+        if ctx.transport == "mcp":
+            span.set_attribute("mcp.method.name", "tools/call")
+        try:
+            outcome = await _call_tool(deps, ctx, name, payload)
+        except ApiError as exc:
+            span.set_attribute("error.type", exc.code)
+            span.set_status(StatusCode.ERROR)
+            raise
+        finally:
+            _annotate(span, ctx)
+        if outcome.receipt:
+            span.set_attribute("bkn.receipt_id", str(outcome.receipt.get("receipt_id")))
+        return outcome
+
+
+def _annotate(span: Span, ctx: CallContext) -> None:
+    if ctx.bkn is not None:
+        span.set_attribute("gen_ai.conversation.id", ctx.bkn.conversation_id)
+        span.set_attribute("bkn.interaction_id", ctx.bkn.interaction_id)
+    if ctx.operation_id:
+        span.set_attribute("bkn.operation_id", ctx.operation_id)
+
+
+async def _call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str, Any]) -> ToolOutcome:
     definition = lookup(deps, ctx, name)
     payload = dict(payload)
     raw_context = payload.pop("bkn_context", None)

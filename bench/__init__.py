@@ -1,0 +1,1 @@
+"""Benchmarks (``make bench``): each module prints a table and writes JSON under bench/results/."""

@@ -1,0 +1,108 @@
+"""Shared benchmark helpers: latency statistics, tables, JSON results, a private mesh.
+
+Benchmarks are measurements, never tests: they print medians and ratios from one run and
+assert nothing about speed.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT))
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    ordered = sorted(samples)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def latency_summary(samples_ms: Sequence[float], wall_seconds: float | None = None) -> dict[str, float]:
+    out = {
+        "n": float(len(samples_ms)),
+        "p50_ms": statistics.median(samples_ms),
+        "p90_ms": percentile(samples_ms, 90),
+        "p99_ms": percentile(samples_ms, 99),
+        "mean_ms": statistics.fmean(samples_ms),
+    }
+    if wall_seconds:
+        out["req_per_s"] = len(samples_ms) / wall_seconds
+    return out
+
+
+def print_table(title: str, rows: list[dict[str, Any]]) -> None:
+    print(f"\n## {title}")
+    if not rows:
+        print("(no rows)")
+        return
+    columns = list(rows[0])
+    widths = {c: max(len(c), *(len(_fmt(r.get(c))) for r in rows)) for c in columns}
+    print("  ".join(c.ljust(widths[c]) for c in columns))
+    print("  ".join("-" * widths[c] for c in columns))
+    for row in rows:
+        print("  ".join(_fmt(row.get(c)).ljust(widths[c]) for c in columns))
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 1000 else f"{value:,.0f}"
+    return str(value)
+
+
+def write_result(name: str, payload: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    document = {
+        "benchmark": name,
+        "measured_at": datetime.now(UTC).isoformat(),
+        "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()},
+        **payload,
+    }
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+@contextmanager
+def timed() -> Iterator[list[float]]:
+    box: list[float] = []
+    start = time.perf_counter()
+    try:
+        yield box
+    finally:
+        box.append(time.perf_counter() - start)
+
+
+@contextmanager
+def bench_mesh(name: str, base_port: int, extra_env: dict[str, str] | None = None,
+               bundles: Sequence[str] | None = None) -> Iterator[Any]:
+    """A private copy of the mesh (own ports, topics and run folder) on the local infra."""
+    import uuid
+
+    import devmesh
+
+    devmesh.infra("start")
+    layout = devmesh.MeshLayout(
+        run_dir=ROOT / ".run" / f"bench-{name}", base_port=base_port,
+        topic_prefix=f"bench{uuid.uuid4().hex[:8]}.", extra_env=extra_env or {},
+    )
+    try:
+        key = devmesh.up(layout, with_infra=False,
+                         bundles=devmesh.DEMO_BUNDLES if bundles is None else bundles)
+        keys = json.loads((layout.run_dir / "app_keys.json").read_text())
+        yield layout, key, keys
+    finally:
+        devmesh.down(layout, with_infra=False)
