@@ -7,6 +7,7 @@ network-level checks; grants on object types, tools or skills never stand in for
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from bkn_common import events as ev
 
@@ -20,6 +21,9 @@ class NetworkAccess:
             self.networks[record.event.kn_id] = record.event
             return True
         return False
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"networks": {k: v.model_dump(mode="json") for k, v in self.networks.items()}}
 
     def exists(self, kn_id: str) -> bool:
         return kn_id in self.networks

@@ -9,7 +9,7 @@ lifecycle gate and the exact binding check read it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from bkn_common import events as ev
 
@@ -80,6 +80,18 @@ class CatalogState:
                 return False
         self.version += 1
         return True
+
+    def snapshot(self) -> dict[str, Any]:
+        """The catalogue as JSON-able sections (see :mod:`bkn_common.digest`)."""
+        return {
+            "toolboxes": {k: v.model_dump(mode="json") for k, v in self.toolboxes.items()},
+            "mcp_servers": {k: v.model_dump(mode="json") for k, v in self.servers.items()},
+            "skills": {k: v.model_dump(mode="json") for k, v in self.skills.items()},
+            "bindings": {k: [r.key for r in v] for k, v in self.bindings.items()},
+            "owner_states": {f"{k[0]}:{k[1]}": v for k, v in self.owner_states.items()},
+            "tool_states": {f"{k[0]}:{k[1]}": v for k, v in self.tool_states.items()},
+            "proxies": {k: list(v) for k, v in self.proxies.items()},
+        }
 
     def is_bound(self, kn_id: str, ref: ev.CapabilityRef) -> bool:
         return ref in self.bindings.get(kn_id, ())

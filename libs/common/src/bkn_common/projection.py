@@ -124,9 +124,22 @@ class ProjectionRunner:
             self.last_error = None
             for tp, records in batches.items():
                 for record in records:
-                    await self._apply(record)
+                    await self._apply_until_done(record)
                     self.positions[tp] = record.offset + 1
             self._check_caught_up()
+
+    async def _apply_until_done(self, record: ConsumerRecord[bytes, bytes]) -> None:
+        """Apply or dead-letter the record; if even the dead-letter topic fails, keep retrying
+        the same record (the position does not move past a record that went nowhere)."""
+        while True:
+            try:
+                await self._apply(record)
+                return
+            except Exception as exc:
+                self.last_error = f"dead-lettering failed: {exc}"
+                log.error("%s: cannot dead-letter %s@%d: %s", self._consumer_name,
+                          record.topic, record.offset, exc)
+                await asyncio.sleep(1)
 
     async def _apply(self, record: ConsumerRecord[bytes, bytes]) -> None:
         try:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from functools import partial
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from opentelemetry.sdk.trace import TracerProvider
 
+from bkn_common.digest import Snapshotting, state_digest
 from bkn_common.http import (
     ReadinessCheck,
     TraceContextMiddleware,
@@ -97,3 +99,18 @@ def make_service_app(
     app.add_middleware(TraceContextMiddleware, service_name=title)
     app.include_router(health_router(readiness))
     return app
+
+
+def state_router(store: Snapshotting) -> APIRouter:
+    """``/internal/v1/state/digest`` and ``/state/snapshot?section=`` for `clctl replay --verify`."""
+    router = APIRouter(prefix="/internal/v1/state")
+
+    @router.get("/digest")
+    async def digest() -> dict[str, Any]:
+        return state_digest(store.snapshot())
+
+    @router.get("/snapshot")
+    async def snapshot(section: str) -> Any:
+        return store.snapshot().get(section)
+
+    return router

@@ -12,6 +12,7 @@ from bkn_common.service import (
     projection_runner,
     running_projection,
     service_telemetry,
+    state_router,
 )
 from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE
 from capability_index.entrypoints.http import router
@@ -28,6 +29,7 @@ def build_app(settings: CapabilityIndexSettings) -> FastAPI:
         resources=[*telemetry, partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
     )
+    app.include_router(state_router(index))
     app.include_router(router(index))
     app.state.index = index
     app.state.runner = runner

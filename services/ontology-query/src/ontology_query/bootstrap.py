@@ -12,6 +12,7 @@ from bkn_common.service import (
     projection_runner,
     running_projection,
     service_telemetry,
+    state_router,
 )
 from bkn_common.topics import BINDINGS, INSTANCES, NETWORKS
 from ontology_query.entrypoints.http import router
@@ -28,6 +29,7 @@ def build_app(settings: OntologyQuerySettings) -> FastAPI:
         resources=[*telemetry, partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
     )
+    app.include_router(state_router(state))
     app.include_router(router(state))
     app.state.ontology = state
     app.state.runner = runner

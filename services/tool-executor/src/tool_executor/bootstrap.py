@@ -15,6 +15,7 @@ from bkn_common.service import (
     projection_runner,
     running_projection,
     service_telemetry,
+    state_router,
 )
 from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE, NETWORKS
 from tool_executor.adapters.openapi_client import OpenApiClient
@@ -52,6 +53,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
         resources=[*telemetry, partial(running_projection, settings, runner), producer],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready},
     )
+    app.include_router(state_router(state))
     app.include_router(router(executor, SkillService(state, settings.max_output_chars)))
     app.state.factory = state
     return app

@@ -87,6 +87,16 @@ class CapabilityIndex:
         self._refs[ref.key] = ref
         self._metadata[ref.key] = metadata_type
 
+    def snapshot(self) -> dict[str, object]:
+        docs = {key: self.lexical.get(key) for key in self._refs}
+        return {
+            **self.catalog.snapshot(),
+            "index": {
+                key: [d.name, d.description, d.use_rule, list(d.param_names), self._metadata.get(key)]
+                for key, d in docs.items() if d is not None
+            },
+        }
+
     # -- queries --------------------------------------------------------------------------
     def _candidates(
         self,

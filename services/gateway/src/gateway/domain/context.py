@@ -33,6 +33,7 @@ class CallContext:
     traceparent: str | None = None
     bkn: BknContext | None = None
     operation_id: str | None = None
+    receipt_id: str | None = None
     response_headers: dict[str, str] = field(default_factory=dict)
 
 

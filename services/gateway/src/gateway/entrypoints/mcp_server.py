@@ -43,7 +43,9 @@ from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import ToolOutcome, call_tool
 
 INVALID_PARAMS = -32602
-GatewayInput = TypeVar("GatewayInput", SearchNativeToolsInput, DescribeNativeToolInput, ExecuteNativeToolInput)
+GatewayInput = TypeVar(
+    "GatewayInput", SearchNativeToolsInput, DescribeNativeToolInput, ExecuteNativeToolInput
+)
 # Fixture tools the official conformance suite calls; registered only with
 # GATEWAY_MCP_CONFORMANCE_FIXTURES=true (make conformance), never by default.
 CONFORMANCE_FIXTURES: dict[str, types.CallToolResult] = {
@@ -171,14 +173,15 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
                 search = _gateway_input(SearchNativeToolsInput, arguments)
                 return _success(ToolOutcome(_search_native(deps, search, language)))
             if endpoint == "compact" and name == "describe_native_tool":
-                target = _native_target(deps, _gateway_input(DescribeNativeToolInput, arguments).name, language)
+                describe = _gateway_input(DescribeNativeToolInput, arguments)
+                target = _native_target(deps, describe.name, language)
                 return _success(ToolOutcome({
                     "name": target, "description": deps.registry.get(target).describe(language),  # type: ignore[union-attr]
                     "inputSchema": tool_input_schema(deps.registry.get(target), language),  # type: ignore[arg-type]
                 }))
             if endpoint == "compact" and name == "execute_native_tool":
                 execute = _gateway_input(ExecuteNativeToolInput, arguments)
-                name, arguments = _native_target(deps, execute.name, language), dict(execute.arguments)
+                name, arguments = _native_target(deps, execute.name, language), execute.arguments
             return _success(await call_tool(deps, call, name, arguments))
         except ApiError as error:
             return _refusal(error, call.language, call.request_id)

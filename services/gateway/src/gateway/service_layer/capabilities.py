@@ -171,6 +171,7 @@ async def execute_tool(deps: Deps, ctx: CallContext, args: ExecuteToolInput) -> 
     body = {
         **args.model_dump(),
         "operation_id": ctx.operation_id,
+        "receipt_id": ctx.receipt_id,
         "conversation_id": ctx.bkn.conversation_id if ctx.bkn else None,
         "interaction_id": ctx.bkn.interaction_id if ctx.bkn else None,
     }

@@ -173,7 +173,7 @@ async def _managed(
         receipt = {**receipt_base, "receipt_status": begin["receipt_status"],
                    "evidence_durability": begin.get("evidence_durability", "durable"), "replayed": True}
         return ToolOutcome(begin.get("stored_result") or {}, receipt=receipt)
-    ctx.operation_id = begin["operation_id"]
+    ctx.operation_id, ctx.receipt_id = begin["operation_id"], begin["receipt_id"]
     try:
         data = await definition.handler(deps, ctx, args)
     except ApiError as exc:

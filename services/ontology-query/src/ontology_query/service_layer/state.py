@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.access import NetworkAccess
@@ -32,6 +33,24 @@ class OntologyState:
     stores: dict[str, OntologyStore] = field(default_factory=dict)
     schema: dict[str, NetworkSchemaExtras] = field(default_factory=dict)
     mounted_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def snapshot(self) -> dict[str, Any]:
+        sections: dict[str, Any] = {**self.access.snapshot(), "mounted_counts": self.mounted_counts}
+        for kn_id, extras in self.schema.items():
+            sections[f"schema:{kn_id}"] = {
+                kind: {k: v.model_dump(mode="json") for k, v in getattr(extras, kind).items()}
+                for kind in ("object_types", "relation_types", "action_types", "concept_groups")
+            }
+        for kn_id, store in self.stores.items():
+            sections[f"objects:{kn_id}"] = {
+                ot_id: {oid: dict(o.properties) for oid, o in store.objects(ot_id).items()}
+                for ot_id in store.object_types()
+            }
+            sections[f"relations:{kn_id}"] = {
+                rt_id: sorted([r.source_id, r.target_id] for r in store.relations(rt_id))
+                for rt_id in store.relation_types()
+            }
+        return sections
 
     def store(self, kn_id: str) -> OntologyStore:
         existing = self.stores.get(kn_id)

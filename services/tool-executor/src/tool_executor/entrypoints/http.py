@@ -25,6 +25,7 @@ class ExecuteBody(Strict):
     tool_id: str
     arguments: dict[str, Any]
     operation_id: str | None = None
+    receipt_id: str | None = Field(None, pattern=r"^rcpt_[0-9a-f]{8,64}$")
     conversation_id: str | None = None
     interaction_id: str | None = None
 

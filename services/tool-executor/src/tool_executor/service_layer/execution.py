@@ -40,6 +40,7 @@ class ExecuteCommand:
     arguments: dict[str, Any]
     caller: str
     operation_id: str | None = None
+    receipt_id: str | None = None
     conversation_id: str | None = None
     interaction_id: str | None = None
 
@@ -78,7 +79,7 @@ class ToolExecutor:
         ref = self.state.owner_ref(cmd.kn_id, cmd.toolbox_id, cmd.tool_id)
         proxy_id = self.state.check_executable(cmd.kn_id, ref)
         arguments, ignored = split_transport_fields(cmd.arguments)
-        receipt_id = "rcpt_" + uuid.uuid4().hex
+        receipt_id = cmd.receipt_id or "rcpt_" + uuid.uuid4().hex
         started = time.perf_counter()
         with tracer.start_as_current_span(
             f"execute_tool {cmd.tool_id}",
@@ -95,8 +96,13 @@ class ToolExecutor:
             try:
                 status, body, outcome = await self._dispatch(ref, arguments, proxy_id)
             except ApiError as exc:
+                if exc.status >= 500:  # dispatched, and the upstream failed or timed out
+                    await self._receipt(cmd, ref, receipt_id, proxy_id, arguments, ignored,
+                                        _failure_outcome(exc), None, started, span)
+                raise
+            except Exception:
                 await self._receipt(cmd, ref, receipt_id, proxy_id, arguments, ignored,
-                                    _failure_outcome(exc), None, started, span)
+                                    "upstream_error", None, started, span)
                 raise
             result = ExecutionOutcome(
                 receipt_id, outcome, status, body, (time.perf_counter() - started) * 1000, ignored

@@ -22,6 +22,9 @@ class FactoryState:
         if not self.catalog.apply(record):
             self.access.apply(record)
 
+    def snapshot(self) -> dict[str, object]:
+        return {**self.catalog.snapshot(), **self.access.snapshot()}
+
     def owner_ref(self, kn_id: str, owner_id: str, tool_id: str) -> ev.CapabilityRef:
         """The capability a (toolbox_id, tool_id) pair names: a toolbox tool or an MCP tool."""
         for capability_type in ("function", "mcp_tool"):
