@@ -15,6 +15,7 @@ from bkn_common.service import (
     state_router,
 )
 from bkn_common.topics import BINDINGS, INSTANCES, NETWORKS
+from ontology_query.entrypoints import actions_http, queries_http
 from ontology_query.entrypoints.http import router
 from ontology_query.service_layer.state import OntologyState
 from ontology_query.settings import OntologyQuerySettings
@@ -31,6 +32,8 @@ def build_app(settings: OntologyQuerySettings) -> FastAPI:
     )
     app.include_router(state_router(state))
     app.include_router(router(state))
+    app.include_router(queries_http.router(state))
+    app.include_router(actions_http.router(state))
     app.state.ontology = state
     app.state.runner = runner
     return app

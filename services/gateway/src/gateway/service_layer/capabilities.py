@@ -132,7 +132,9 @@ async def _ranked(deps: Deps, ctx: CallContext, args: SearchCapabilitiesInput) -
     visible_total = total - gated_out
     result: dict[str, Any] = {"capabilities": entries, "total_matched": max(visible_total, len(entries))}
     if not entries:
-        if total and gated_out == considered:
+        if searched.get("mounted") == 0:  # nothing bound: say so, whatever the query
+            result["message"] = msg.message(msg.NO_BINDINGS, ctx.language, kn_id=args.kn_id)
+        elif total and gated_out == considered:
             result["message"] = msg.message(msg.LIFECYCLE_ONLY, ctx.language)
         else:
             result["message"] = msg.message(msg.NO_MATCH, ctx.language, kn_id=args.kn_id)

@@ -12,6 +12,8 @@ from gateway.domain.inputs.capabilities import (
 )
 from gateway.domain.inputs.lifecycle import FinishInteractionInput, StartInteractionInput
 from gateway.service_layer import capabilities, lifecycle, skills
+from gateway.service_layer.actions_catalogue import action_tools
+from gateway.service_layer.ontology_catalogue import ontology_tools
 from gateway.service_layer.registry import ToolDefinition, ToolRegistry
 from gateway.settings import GatewaySettings
 
@@ -76,4 +78,6 @@ def lifecycle_tools() -> list[ToolDefinition]:
 
 
 def build_registry(settings: GatewaySettings) -> ToolRegistry:
-    return ToolRegistry([*lifecycle_tools(), *capability_tools(settings)])
+    return ToolRegistry(
+        [*lifecycle_tools(), *ontology_tools(), *action_tools(), *capability_tools(settings)]
+    )
