@@ -1,29 +1,35 @@
 """Lexical ranking of capabilities: an incremental inverted index with BM25F scoring.
 
-Scoring (BM25F, one saturation per term over the weighted field frequencies)::
+Documents have four fields (name > description > use_rule > param names, see
+:data:`DEFAULT_FIELDS`).  Per term, BM25F saturates the weighted field frequencies once::
 
     tf~(t, d) = sum_f  w_f * tf_f(t, d) / (1 - b_f + b_f * len_f(d) / avglen_f)
-    score(d)  = sum_t  qw_t * idf(t) * (k1 + 1) * tf~ / (k1 + tf~)
-    idf(t)    = ln(1 + (N - df_t + 0.5) / (df_t + 0.5))
+    s(t, d)   = idf(t) * (k1 + 1) * tf~ / (k1 + tf~),   idf(t) = ln(1 + (N - df + .5) / (df + .5))
 
-``qw_t`` is 1 for query terms and ``synonym_weight`` for glossary expansions.  Collection
-statistics (N, df, summed field lengths) are maintained incrementally, and scores are exact
-for the current document set (they do not depend on the order of updates).
+Queries are analysed into *concepts* (:mod:`capability_index.domain.query`): each query
+word, with its alternative spellings (sub-word bigrams, glossary translations).  A document
+gets, per concept, its best alternative ``weight * mean_t s(t, d)``; the score is the sum
+over concepts.  Only documents with score > 0 are returned; ties break by capability_id.
 
-Query evaluation is term-at-a-time with MaxScore pruning: terms are processed by decreasing
-upper bound; once the summed upper bound of the remaining terms drops below the current
-k-th best score, no unseen document can reach the top ``limit`` and the remaining
-(low-idf, long) posting lists are only probed for documents that still can.
+Collection statistics (N, df, summed field lengths) are maintained incrementally on every
+upsert/remove and are exact integers, so scores depend only on the current document set,
+never on the order of updates.  Saturated term weights are cached per collection version.
+
+Evaluation is concept-at-a-time with MaxScore pruning at the level of alternatives: once an
+alternative's upper bound plus that of all remaining concepts is below the current k-th best
+score, it can no longer bring a new document into the top ``limit`` and its (long, low-idf)
+posting list is only probed for documents that still can.  Results are exact top-k.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from capability_index.domain.query import Concept, analyze_query
 from capability_index.domain.synonyms import SynonymExpander, default_expander
 from capability_index.domain.tokenizer import tokenize
 
@@ -47,15 +53,16 @@ class FieldConfig:
 
 
 DEFAULT_FIELDS: Mapping[str, FieldConfig] = {
-    "name": FieldConfig(weight=3.0, b=0.3),
-    "use_rule": FieldConfig(weight=1.5, b=0.75),
-    "description": FieldConfig(weight=1.5, b=0.75),
-    "params": FieldConfig(weight=0.6, b=0.5),
+    "name": FieldConfig(weight=2.0, b=0.3),
+    "use_rule": FieldConfig(weight=0.5, b=0.75),
+    "description": FieldConfig(weight=1.0, b=0.75),
+    "params": FieldConfig(weight=0.3, b=0.5),
 }
 
 # posting value: one (field index, term frequency, field length) triple per field the term
 # occurs in; field lengths live in the posting so scoring needs no extra lookup.
 _Posting = tuple[tuple[int, int, int], ...]
+_SAT_CACHE_LIMIT = 2_000_000  # cached (term, doc) weights before the cache is flushed
 
 
 def _field_texts(doc: CapabilityDoc) -> tuple[str, str, str, str]:
@@ -68,10 +75,10 @@ class LexicalIndex:
     def __init__(
         self,
         *,
-        k1: float = 1.2,
+        k1: float = 0.9,
         fields: Mapping[str, FieldConfig] | None = None,
         synonyms: SynonymExpander | bool = True,
-        synonym_weight: float = 0.4,
+        synonym_weight: float = 1.0,
         tokenizer: Callable[[str], list[str]] = tokenize,
     ) -> None:
         cfg = dict(DEFAULT_FIELDS if fields is None else fields)
@@ -93,6 +100,11 @@ class LexicalIndex:
         self._doc_lens: dict[str, tuple[int, ...]] = {}
         self._postings: dict[str, dict[str, _Posting]] = {}
         self._len_sums = [0] * len(FIELDS)
+        # saturated BM25F term weights per (term, doc), valid for one collection version
+        self._version = 0
+        self._sat_version = -1
+        self._sat_cache: dict[str, dict[str, float]] = {}
+        self._sat_cached = 0
 
     # ------------------------------------------------------------------ updates
     def upsert(self, doc: CapabilityDoc) -> None:
@@ -123,6 +135,7 @@ class LexicalIndex:
         for fidx, flen in enumerate(lens):
             self._len_sums[fidx] += flen
         self._docs[cid] = doc
+        self._version += 1
         self._doc_terms[cid] = tuple(per_term)
         self._doc_lens[cid] = tuple(lens)
 
@@ -130,6 +143,7 @@ class LexicalIndex:
         """Remove a document; returns whether it was present."""
         if self._docs.pop(capability_id, None) is None:
             return False
+        self._version += 1
         postings = self._postings
         for term in self._doc_terms.pop(capability_id):
             plist = postings[term]
@@ -150,14 +164,9 @@ class LexicalIndex:
         return self._docs.get(capability_id)
 
     # ------------------------------------------------------------------ search
-    def query_terms(self, query: str) -> dict[str, float]:
-        """Weighted query terms (original terms 1.0, glossary expansions lower)."""
-        terms = dict.fromkeys(self._tokenize(query), 1.0)
-        if self._expander is not None and terms:
-            for term in sorted(self._expander.expand(query)):
-                if term not in terms:
-                    terms[term] = self._synonym_weight
-        return terms
+    def analyze(self, query: str) -> list[Concept]:
+        """The weighted concepts a query is scored with (for debugging and tests)."""
+        return analyze_query(query, expander=self._expander, synonym_weight=self._synonym_weight)
 
     def search(
         self,
@@ -178,68 +187,166 @@ class LexicalIndex:
             cset = candidates if isinstance(candidates, AbstractSet) else frozenset(candidates)
             if not cset:
                 return []
-
-        k1 = self._k1
-        plan: list[tuple[float, str, dict[str, _Posting]]] = []
-        for term, qw in self.query_terms(query).items():
-            plist = self._postings.get(term)
-            if not plist:
-                continue
-            df = len(plist)
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-            plan.append((qw * idf * (k1 + 1.0), term, plist))
+        plan = self._plan(self.analyze(query), n_docs)
         if not plan:
             return []
-        plan.sort(key=lambda p: (-p[0], p[1]))
 
+        k1 = self._k1
         w = self._w
         a = tuple(1.0 - b for b in self._b)
         c = tuple(
             (b * n_docs / total) if total > 0 else 0.0
             for b, total in zip(self._b, self._len_sums, strict=True)
         )
+
+        def sat(posting: _Posting) -> float:
+            s = 0.0
+            for f, tf, flen in posting:
+                s += w[f] * tf / (a[f] + c[f] * flen)
+            return s / (k1 + s)
+
+        if self._sat_version != self._version:
+            self._sat_cache.clear()
+            self._sat_cached = 0
+            self._sat_version = self._version
+        cache = self._sat_cache
+
+        def sat_map(term: str, plist: dict[str, _Posting]) -> dict[str, float]:
+            m = {d: sat(p) for d, p in plist.items()}
+            if self._sat_cached + len(m) > _SAT_CACHE_LIMIT:
+                cache.clear()
+                self._sat_cached = 0
+            cache[term] = m
+            self._sat_cached += len(m)
+            return m
+
         remaining = [0.0] * (len(plan) + 1)
         for i in range(len(plan) - 1, -1, -1):
-            remaining[i] = remaining[i + 1] + plan[i][0]
+            remaining[i] = remaining[i + 1] + plan[i].upper_bound
 
         acc: dict[str, float] = {}
-        acc_get = acc.get
-        i = 0
-        while i < len(plan):
-            if i > 0 and len(acc) >= limit and remaining[i] < _kth_largest(acc, limit):
-                break
-            ub, _term, plist = plan[i]
-            if cset is None:
-                items: Collection[tuple[str, _Posting]] = plist.items()
-            elif len(cset) < len(plist):
-                items = [(d, plist[d]) for d in cset if d in plist]
-            else:
-                items = [(d, p) for d, p in plist.items() if d in cset]
-            for d, posting in items:
-                s = 0.0
-                for f, tf, flen in posting:
-                    s += w[f] * tf / (a[f] + c[f] * flen)
-                acc[d] = acc_get(d, 0.0) + ub * s / (k1 + s)
-            i += 1
+        processed = 0.0  # summed upper bounds of processed concepts (>= any score so far)
+        theta = 0.0  # lower bound of the final k-th best score (valid once len(acc) >= limit)
+        live: list[str] = []  # docs in acc that can still reach the top-k
+        stale = True
+        for i, concept in enumerate(plan):
+            rest = remaining[i + 1]
+            best: dict[str, float] = {}
+            for alt in concept.alternatives:
+                pruned = False
+                if len(acc) >= limit and alt.upper_bound + rest < processed:
+                    if stale:
+                        theta = _kth_largest(acc, limit)
+                        live = [d for d, sc in acc.items() if sc + remaining[i] >= theta]
+                        stale = False
+                    # an unseen document gets at most alt.upper_bound + rest < theta: probe only
+                    pruned = alt.upper_bound + rest < theta
+                part: dict[str, float] = {}
+                if pruned:
+                    targets = set(live)
+                    targets.update(d for d in best if d not in acc)
+                    for term, factor, plist in alt.terms:
+                        # probe the smaller side: target docs, or the posting list
+                        m = cache.get(term)
+                        if m is None:
+                            raw: Iterable[tuple[str, _Posting]]
+                            if len(targets) < len(plist):
+                                raw = [(d, plist[d]) for d in targets if d in plist]
+                            else:
+                                raw = [(d, p) for d, p in plist.items() if d in targets]
+                            pairs: Iterable[tuple[str, float]] = [(d, sat(p)) for d, p in raw]
+                        elif len(targets) < len(m):
+                            pairs = [(d, m[d]) for d in targets if d in m]
+                        else:
+                            pairs = [(d, v) for d, v in m.items() if d in targets]
+                        for d, v in pairs:
+                            part[d] = part.get(d, 0.0) + factor * v
+                else:
+                    for term, factor, plist in alt.terms:
+                        m = cache.get(term)
+                        if m is None and (cset is None or len(cset) >= len(plist)):
+                            m = sat_map(term, plist)  # full list scanned anyway: keep the weights
+                        part_get = part.get
+                        if m is not None:
+                            for d, v in _restrict(m, cset):
+                                part[d] = part_get(d, 0.0) + factor * v
+                        else:
+                            for d, posting in _iter_postings(plist, cset):
+                                part[d] = part_get(d, 0.0) + factor * sat(posting)
+                if best:
+                    for d, v in part.items():
+                        if v > best.get(d, 0.0):
+                            best[d] = v
+                else:
+                    best = part
+            if best:
+                acc_get = acc.get
+                for d, v in best.items():
+                    acc[d] = acc_get(d, 0.0) + v
+                stale = True
+            processed += concept.upper_bound
+        ranked = heapq.nsmallest(limit, acc.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [(d, sc) for d, sc in ranked if sc > 0.0]
 
-        if i < len(plan):
-            # MaxScore phase: only documents that can still reach the top-k matter.
-            theta = _kth_largest(acc, limit)
-            live = [d for d, sc in acc.items() if sc + remaining[i] >= theta]
-            for ub, _term, plist in plan[i:]:
-                for d in live:
-                    posting = plist.get(d)
-                    if posting is None:
-                        continue
-                    s = 0.0
-                    for f, tf, flen in posting:
-                        s += w[f] * tf / (a[f] + c[f] * flen)
-                    acc[d] += ub * s / (k1 + s)
-            scored: Collection[tuple[str, float]] = [(d, acc[d]) for d in live]
-        else:
-            scored = acc.items()
-        top = heapq.nsmallest(limit, scored, key=lambda kv: (-kv[1], kv[0]))
-        return [(d, sc) for d, sc in top if sc > 0.0]
+    def _plan(self, concepts: list[Concept], n_docs: int) -> list[_PlannedConcept]:
+        """Resolve concepts against the index; order by decreasing score upper bound."""
+        k1 = self._k1
+        postings = self._postings
+        plan: list[_PlannedConcept] = []
+        for concept in concepts:
+            alts: list[_PlannedAlt] = []
+            for alt in concept.alternatives:
+                scale = alt.weight * (k1 + 1.0) / len(alt.terms)
+                terms: list[tuple[str, float, dict[str, _Posting]]] = []
+                for term in alt.terms:
+                    plist = postings.get(term)
+                    if plist:
+                        df = len(plist)
+                        idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+                        terms.append((term, scale * idf, plist))
+                if terms:
+                    alts.append(_PlannedAlt(sum(t[1] for t in terms), tuple(terms)))
+            if alts:
+                key = tuple(sorted(t[0] for alt in alts for t in alt.terms))
+                alts.sort(key=lambda alt: (-alt.upper_bound, tuple(t[0] for t in alt.terms)))
+                plan.append(_PlannedConcept(alts[0].upper_bound, key, tuple(alts)))
+        plan.sort(key=lambda p: (-p.upper_bound, p.key))
+        return plan
+
+
+@dataclass(frozen=True)
+class _PlannedAlt:
+    upper_bound: float
+    terms: tuple[
+        tuple[str, float, dict[str, _Posting]], ...
+    ]  # (term, weight*idf*(k1+1)/n, postings)
+
+
+@dataclass(frozen=True)
+class _PlannedConcept:
+    upper_bound: float
+    key: tuple[str, ...]
+    alternatives: tuple[_PlannedAlt, ...]
+
+
+def _iter_postings(
+    plist: dict[str, _Posting], cset: AbstractSet[str] | None
+) -> Iterable[tuple[str, _Posting]]:
+    if cset is None:
+        return plist.items()
+    if len(cset) < len(plist):
+        return [(d, plist[d]) for d in cset if d in plist]
+    return [(d, p) for d, p in plist.items() if d in cset]
+
+
+def _restrict(
+    weights: dict[str, float], cset: AbstractSet[str] | None
+) -> Iterable[tuple[str, float]]:
+    if cset is None:
+        return weights.items()
+    if len(cset) < len(weights):
+        return [(d, weights[d]) for d in cset if d in weights]
+    return [(d, v) for d, v in weights.items() if d in cset]
 
 
 def _kth_largest(acc: Mapping[str, float], k: int) -> float:

@@ -1,7 +1,7 @@
 """Query-side synonym / translation expansion driven by a phrase glossary.
 
-A query phrase found in a glossary group pulls in the index terms of every other phrase of
-that group (typically its translation), which the ranker then scores at a reduced weight.
+A query phrase found in a glossary group offers every other phrase of that group (typically
+its translation) as an alternative wording, which the ranker scores at a reduced weight.
 Chinese phrases match as substrings of CJK runs; English phrases match as contiguous
 (stemmed) word sequences.
 """
@@ -11,78 +11,120 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
-from capability_index.domain.tokenizer import segments, tokenize
+from capability_index.domain.tokenizer import cjk_words, primary_terms, segments
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _BREAK = "\x00"
 
 
+@dataclass(frozen=True)
+class SynonymMatch:
+    """A glossary phrase found in a query: its group, its size and its alternatives."""
+
+    group: int
+    phrase: str
+    size: int  # number of primary terms the matched phrase spans (>= 1)
+    alternatives: tuple[tuple[str, ...], ...]  # primary terms of the group's other phrases
+    span: tuple[int, int, int]  # (space, start, end): see :func:`phrase_positions`
+
+
 class SynonymExpander:
-    """Expands a query with the terms of glossary phrases equivalent to phrases in it."""
+    """Finds glossary phrases in a query and offers the group's other phrases as alternatives.
+
+    Overlapping matches are resolved longest-first: a phrase strictly inside a longer
+    matched phrase (``订单`` inside ``采购订单``) is dropped.
+    """
 
     def __init__(
         self,
         groups: Iterable[Sequence[str]],
         *,
-        tokenizer: Callable[[str], list[str]] = tokenize,
+        primary: Callable[[str], list[str]] = primary_terms,
     ) -> None:
         self._groups = tuple(tuple(g) for g in groups)
-        self._tokenizer = tokenizer
+        self._primary = primary
         self._lock = threading.Lock()
         self._ready = False
-        self._group_terms: list[frozenset[str]] = []
-        self._zh: dict[str, list[tuple[str, int]]] = {}
-        self._en: dict[str, list[tuple[tuple[str, ...], int]]] = {}
+        self._phrase_terms: list[list[tuple[str, ...]]] = []
+        self._zh: dict[str, list[tuple[str, int, int]]] = {}
+        self._en: dict[str, list[tuple[tuple[str, ...], int, int]]] = {}
 
     def _build(self) -> None:
         with self._lock:
             if self._ready:
                 return
             for gid, group in enumerate(self._groups):
-                terms: set[str] = set()
-                for phrase in group:
-                    terms.update(self._tokenizer(phrase))
+                self._phrase_terms.append([tuple(self._primary(p)) for p in group])
+                for pid, phrase in enumerate(group):
                     if _CJK_RE.search(phrase):
                         for run in segments(phrase):
                             if isinstance(run, str):
-                                self._zh.setdefault(run[0], []).append((run, gid))
+                                self._zh.setdefault(run[0], []).append((run, gid, pid))
                     else:
-                        flat = tuple(w for seg in segments(phrase) if isinstance(seg, list) for w in seg)
+                        flat = tuple(
+                            w for seg in segments(phrase) if isinstance(seg, list) for w in seg
+                        )
                         if flat:
-                            self._en.setdefault(flat[0], []).append((flat, gid))
-                self._group_terms.append(frozenset(terms))
+                            self._en.setdefault(flat[0], []).append((flat, gid, pid))
             self._ready = True
 
-    def matched_groups(self, text: str) -> list[int]:
-        """Ids of glossary groups with at least one phrase occurring in *text* (sorted)."""
-        if not self._ready:
-            self._build()
-        found: set[int] = set()
+    def _raw_matches(self, text: str) -> list[tuple[tuple[int, int, int], int, int]]:
+        """((space, start, end), group, phrase) for every phrase occurrence.
+
+        Space 0 is the sequence of ASCII words (one break per CJK run); space i > 0 is the
+        characters of the i-th segment (a CJK run).  Single-character Chinese phrases only
+        match where jieba also segments that character as a word of its own.
+        """
+        found: list[tuple[tuple[int, int, int], int, int]] = []
         flat: list[str] = []
-        for seg in segments(text):
+        for sidx, seg in enumerate(segments(text)):
             if isinstance(seg, str):
                 flat.append(_BREAK)
+                singles: set[int] | None = None
                 for i, ch in enumerate(seg):
-                    for phrase, gid in self._zh.get(ch, ()):
-                        if seg.startswith(phrase, i):
-                            found.add(gid)
+                    for phrase, gid, pid in self._zh.get(ch, ()):
+                        if not seg.startswith(phrase, i):
+                            continue
+                        if len(phrase) == 1:
+                            if singles is None:
+                                singles = {s for w, s, e in cjk_words(seg) if e - s == 1}
+                            if i not in singles:
+                                continue
+                        found.append(((sidx + 1, i, i + len(phrase)), gid, pid))
             else:
                 flat.extend(seg)
         n = len(flat)
         for i, word in enumerate(flat):
-            for phrase_words, gid in self._en.get(word, ()):
-                k = len(phrase_words)
-                if k == 1 or (i + k <= n and tuple(flat[i : i + k]) == phrase_words):
-                    found.add(gid)
-        return sorted(found)
+            for words, gid, pid in self._en.get(word, ()):
+                k = len(words)
+                if i + k <= n and tuple(flat[i : i + k]) == words:
+                    found.append(((0, i, i + k), gid, pid))
+        return found
 
-    def expand(self, text: str) -> set[str]:
-        """Index terms of all glossary phrases equivalent to a phrase occurring in *text*."""
-        out: set[str] = set()
-        for gid in self.matched_groups(text):
-            out |= self._group_terms[gid]
-        return out
+    def matches(self, text: str) -> list[SynonymMatch]:
+        """Glossary matches in *text* after longest-match suppression, one per group."""
+        if not self._ready:
+            self._build()
+        raw = self._raw_matches(text)
+        spans = {span for span, _, _ in raw}
+        kept: dict[int, SynonymMatch] = {}
+        for span, gid, pid in sorted(raw):
+            space, start, end = span
+            if any(
+                o[0] == space and o[1] <= start and end <= o[2] and o[2] - o[1] > end - start
+                for o in spans
+            ):
+                continue
+            terms = self._phrase_terms[gid]
+            own = terms[pid]
+            alts = tuple(dict.fromkeys(t for t in terms if t and t != own))
+            size = max(1, len(own))
+            prev = kept.get(gid)
+            if prev is None or size > prev.size:
+                kept[gid] = SynonymMatch(gid, self._groups[gid][pid], size, alts, span)
+        return [kept[g] for g in sorted(kept)]
 
 
 _default_lock = threading.Lock()

@@ -21,26 +21,42 @@ from typing import Protocol
 
 
 class _Segmenter(Protocol):
-    def tokenize(self, unicode_sentence: str, mode: str = ..., HMM: bool = ...) -> Iterator[
-        tuple[str, int, int]
-    ]: ...
+    def tokenize(
+        self, unicode_sentence: str, mode: str = ..., HMM: bool = ...
+    ) -> Iterator[tuple[str, int, int]]: ...
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
 
 
 EN_STOPWORDS: frozenset[str] = frozenset(
-    """a an the of for to in on at by with from and or not no is are was were be been being
-    this that these those it its as into via i me my we our us you your he she they them
-    their please can could would should will shall may might must do does did done how what
-    which who whom whose when where why there here all any some such than then so if else
-    also just about using use used need needs want wants let lets like help me show tell
-    give find etc e g eg ie per each every other new""".split()
+    _words(
+        """
+        a an the of for to in on at by with from and or not no is are was were be been being
+        this that these those it its as into via i me my we our us you your he she they them
+        their please can could would should will shall may might must do does did done how
+        what which who whom whose when where why there here all any some such than then so if
+        else also just about using use used need needs want wants let lets like help me show
+        tell give find etc e g eg ie per each every other new many much still already whether
+        t s ll ve re d m haven hasn isn don doesn didn won wasn aren weren couldn shouldn
+        wouldn
+        """
+    )
 )
 
 ZH_STOPWORDS: frozenset[str] = frozenset(
-    """的 了 和 与 及 或 或者 以及 在 是 我 我们 你 你们 他 她 它 请 请帮 帮 帮我 帮忙 一下 一个 一些
-    什么 怎么 怎样 如何 哪些 哪个 需要 想 想要 要 能 能否 可以 是否 吗 呢 吧 啊 把 给 对 对于 用 用于
-    进行 相关 根据 通过 这个 那个 这些 那些 该 等 等等 其 之 并 并且 而 从 到 向 为 被 让 使 由 将 已
-    已经 还 还有 都 也 就 再 又 有 有没有 没有 里 中 时 的话 一 个 所有 当前 以便 我的 一下子 看看 看
-    下 查下 一共 谁 哪 哪里 哪儿 所 如果 则 时候""".split()
+    _words(
+        """
+        的 了 和 与 及 或 或者 以及 在 是 我 我们 你 你们 他 她 它 请 请帮 帮 帮我 帮忙 一下
+        一个 一些 什么 怎么 怎样 如何 哪些 哪个 需要 想 想要 要 能 能否 可以 是否 吗 呢 吧 啊 把
+        给 对 对于 用 用于 进行 相关 根据 通过 这个 那个 这些 那些 该 等 等等 其 之 并 并且 而 从
+        到 向 为 被 让 使 由 将 已 已经 还 还有 都 也 就 再 又 有 有没有 没有 里 中 时 的话 一
+        个 所有 当前 以便 我的 一下子 看看 看 下 查下 一共 谁 哪 哪里 哪儿 所 如果 则 时候 一条
+        一张 一份 一次 一台 几台 几个 一批 这批 那批 这张 那张 这份 帮忙 先 然后 之后 以后 之前 现在
+        目前 完了 一步 多少 大概
+        """
+    )
 )
 
 # Characters that make a CJK bigram uninformative (pure function words).
@@ -55,6 +71,7 @@ _SEGMENT_RE = re.compile(rf"([{_CJK_RANGES}]+)|([A-Za-z0-9_]+)")
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _ACRONYM_PLURAL_RE = re.compile(r"([A-Z]{2,})s(?![a-z])")  # POs -> PO, SKUs -> SKU
 
+_DOMAIN_WORD_FREQ = 20000  # high enough for jieba to keep glossary terms whole
 _jieba_lock = threading.Lock()
 _jieba: _Segmenter | None = None
 
@@ -67,12 +84,16 @@ def _segmenter() -> _Segmenter:
         return seg
     with _jieba_lock:
         if _jieba is None:
-            import jieba  # type: ignore[import-untyped]
+            import jieba
 
             jieba.setLogLevel(logging.WARNING)
             logging.getLogger("jieba").setLevel(logging.WARNING)
             tokenizer = jieba.Tokenizer()
             tokenizer.initialize()
+            from capability_index.domain.glossary import domain_words
+
+            for word in domain_words():
+                tokenizer.add_word(word, freq=_DOMAIN_WORD_FREQ)
             _jieba = tokenizer
         return _jieba
 
@@ -101,10 +122,8 @@ def stem(word: str) -> str:
 
 
 def _ascii_tokens(ident: str, out: list[str]) -> None:
-    ident = _ACRONYM_PLURAL_RE.sub(r"\1", ident)
-    parts = [p.lower() for chunk in ident.split("_") if chunk for p in _CAMEL_RE.findall(chunk)]
-    kept = [p for p in parts if p not in EN_STOPWORDS and (len(p) > 1 or p.isdigit())]
-    out.extend(stem(p) for p in kept)
+    parts = ascii_parts(ident)
+    out.extend(stem(p) for p in parts if keep_ascii(p))
     if len(parts) > 1:
         # keep the full identifier as one more token (snake_case spelling)
         out.append("_".join(parts))
@@ -159,8 +178,55 @@ def segments(text: str) -> list[str | list[str]]:
         if cjk:
             out.append(cjk)
         elif ascii_word:
-            ident = _ACRONYM_PLURAL_RE.sub(r"\1", ascii_word)
-            out.append(
-                [stem(p.lower()) for chunk in ident.split("_") if chunk for p in _CAMEL_RE.findall(chunk)]
-            )
+            out.append([stem(p) for p in ascii_parts(ascii_word)])
+    return out
+
+
+def ascii_parts(ident: str) -> list[str]:
+    """Lower-cased snake/camel parts of an ASCII identifier (no stemming, no filtering)."""
+    ident = _ACRONYM_PLURAL_RE.sub(r"\1", ident)
+    return [p.lower() for chunk in ident.split("_") if chunk for p in _CAMEL_RE.findall(chunk)]
+
+
+def keep_ascii(part: str) -> bool:
+    return part not in EN_STOPWORDS and (len(part) > 1 or part.isdigit())
+
+
+def cjk_words(run: str) -> list[tuple[str, int, int]]:
+    """jieba default-mode segmentation of a CJK run, with character offsets."""
+    return [(w, s, e) for w, s, e in _segmenter().tokenize(run)]
+
+
+def informative_bigram(a: str, b: str) -> bool:
+    return a not in _STOP_CHARS and b not in _STOP_CHARS
+
+
+def primary_terms(text: str) -> list[str]:
+    """Main index terms of *text*: jieba default-mode words and stemmed ASCII words.
+
+    No sub-words, bigrams or full identifiers — used to represent a phrase compactly.
+    """
+    out: list[str] = []
+    for match in _SEGMENT_RE.finditer(normalize(text)):
+        cjk, ascii_word = match.group(1), match.group(2)
+        if cjk:
+            if len(cjk) == 1:
+                if cjk not in ZH_STOPWORDS:
+                    out.append(cjk)
+                continue
+            out.extend(w for w, s, e in cjk_words(cjk) if e - s >= 2 and w not in ZH_STOPWORDS)
+        elif ascii_word:
+            out.extend(stem(p) for p in ascii_parts(ascii_word) if keep_ascii(p))
+    return list(dict.fromkeys(out))
+
+
+def cjk_runs(text: str) -> list[tuple[bool, str]]:
+    """(is_cjk, run) pairs of *text* in order (ASCII identifiers as single runs)."""
+    out: list[tuple[bool, str]] = []
+    for match in _SEGMENT_RE.finditer(normalize(text)):
+        cjk, ascii_word = match.group(1), match.group(2)
+        if cjk:
+            out.append((True, cjk))
+        elif ascii_word:
+            out.append((False, ascii_word))
     return out
