@@ -71,6 +71,7 @@ class MeshLayout:
             "KAFKA_BOOTSTRAP_SERVERS": self.kafka,
             "REDIS_URL": self.redis,
             "TOPIC_PREFIX": self.topic_prefix,
+            "TRACE_RECORDER_REDIS_PREFIX": f"bkn:{self.topic_prefix}trace:",
             "GATEWAY_PORT": str(self.port(0)),
             "GATEWAY_IDENTITY_FILE": str(self.run_dir / "identity.yaml"),
             "GATEWAY_CAPABILITY_INDEX_URL": urls["capability_index"],

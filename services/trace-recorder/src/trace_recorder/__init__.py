@@ -1,0 +1,4 @@
+"""trace-recorder: the trace core.
+
+Conversations, interactions, operations, receipts, evidence and spans.
+"""

@@ -1,0 +1,76 @@
+"""Wires trace-recorder: the store fed by TRACE + RECEIPTS + SPANS, the event publisher,
+Redis coordination and the internal HTTP API."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+
+from fastapi import FastAPI
+
+from bkn_common.kafka import EventPublisher, make_broker
+from bkn_common.redis import make_redis, redis_ready
+from bkn_common.service import (
+    make_service_app,
+    projection_ready,
+    projection_runner,
+    running_projection,
+    service_telemetry,
+    state_router,
+)
+from bkn_common.topics import RECEIPTS, SPANS, TRACE
+from trace_recorder.adapters.redis_coordination import RedisCoordination
+from trace_recorder.entrypoints.http import install_trace_errors, router
+from trace_recorder.service_layer.core import Core
+from trace_recorder.service_layer.health import Health
+from trace_recorder.service_layer.interactions import Lifecycle
+from trace_recorder.service_layer.operations import Operations
+from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.settings import TraceRecorderSettings
+
+CONSUMER = "trace-recorder"
+
+
+def build_app(settings: TraceRecorderSettings) -> FastAPI:
+    provider, telemetry = service_telemetry(settings)
+    store = TraceStore()
+    broker = make_broker(settings, provider)
+    redis = make_redis(settings)
+    coordination = RedisCoordination(redis, settings.redis_prefix)
+    core = Core(store, EventPublisher(broker, settings.topic_prefix), coordination,
+                settings.policy())
+    runner = projection_runner(settings, CONSUMER, (TRACE, RECEIPTS, SPANS), store)
+    health = Health(coordination, runner, settings.probe_timeout_seconds)
+
+    @asynccontextmanager
+    async def producer() -> AsyncIterator[None]:
+        await broker.connect()
+        try:
+            yield
+        finally:
+            await broker.stop()
+            await redis.aclose()
+
+    async def broker_ready() -> bool:
+        return await broker.ping(timeout=2)
+
+    async def coordination_ready() -> bool:
+        return await redis_ready(redis)
+
+    app = make_service_app(
+        title="trace-recorder",
+        resources=[*telemetry, partial(running_projection, settings, runner), producer],
+        readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready,
+                   "redis": coordination_ready},
+    )
+    install_trace_errors(app)
+    app.include_router(state_router(store))
+    app.include_router(router(
+        Lifecycle(core), Operations(core), store, health,
+        capture_enabled=settings.capture_enabled,
+        replay_wait_seconds=settings.replay_wait_seconds,
+    ))
+    app.state.store = store
+    app.state.runner = runner
+    return app

@@ -1,0 +1,79 @@
+"""Pure rules of the trace core: derived keys and ids, and the status of a finished turn."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from trace_recorder.domain.model import Interaction, Operation
+
+OUTCOMES_NEEDING_REASON = ("failed", "cancelled", "handed_off")
+
+
+def canonical_hash(value: Any) -> str:
+    """sha256 of the canonical JSON of ``value`` (sorted keys, no whitespace)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _hash_parts(*parts: object) -> str:
+    """sha256 over length-prefixed parts: unambiguous (``a|b:c`` ≠ ``a:b|c``) and cheap."""
+    texts = [str(p) for p in parts]
+    return hashlib.sha256("".join(f"{len(t)}:{t};" for t in texts).encode()).hexdigest()
+
+
+def operation_key(interaction_id: str, correlation: str, tool_name: str) -> str:
+    """The operation key: one per (interaction, client invocation or request, tool)."""
+    return _hash_parts(interaction_id, correlation, tool_name)
+
+
+def operation_id_for(key: str) -> str:
+    """Operation ids follow from the key, so a retried begin can never fork a second one."""
+    return "op_" + key[:32]
+
+
+def receipt_id_for(key: str) -> str:
+    return "rcpt_" + _hash_parts("receipt", key)[:32]
+
+
+def evidence_id(interaction_id: str, operation_id: str, evidence_type: str, attempt: object) -> str:
+    """Deterministic evidence id: redelivery or a retried completion never duplicates it."""
+    return "evd_" + _hash_parts(interaction_id, operation_id, evidence_type, attempt)[:40]
+
+
+def new_conversation_id() -> str:
+    return "conv_" + uuid.uuid4().hex
+
+
+def new_interaction_id() -> str:
+    return "int_" + uuid.uuid4().hex
+
+
+def execution_status(operations: Iterable[Operation]) -> str:
+    """``none`` without operations, ``succeeded`` when every receipt completed, ``failed`` when
+    every one failed, ``partial`` otherwise (a mix, or receipts still pending)."""
+    statuses = [op.receipt_status for op in operations]
+    if not statuses:
+        return "none"
+    if all(s == "completed" for s in statuses):
+        return "succeeded"
+    if all(s == "failed" for s in statuses):
+        return "failed"
+    return "partial"
+
+
+def evidence_status(
+    interaction: Interaction, operations: Iterable[Operation], unrecorded_calls: int
+) -> str:
+    """``not_captured`` when capture was off, ``complete`` when every operation's evidence is
+    durable and no call went unrecorded, ``partial`` otherwise."""
+    if not interaction.capture_enabled:
+        return "not_captured"
+    if unrecorded_calls > 0:
+        return "partial"
+    if all(op.evidence_durability == "durable" for op in operations):
+        return "complete"
+    return "partial"

@@ -1,0 +1,110 @@
+"""What the lifecycle and operation handlers share: dependencies, policy, coordination keys,
+and "record" — publish an event, then apply it to the store (read-your-writes)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from bkn_common.errors import ApiError
+from bkn_common.events import Event, decode_event, encode_event
+from trace_recorder.domain.errors import TraceCode
+from trace_recorder.service_layer.ports import Coordination, CoordinationUnavailable, EventSink
+from trace_recorder.service_layer.store import TraceStore
+
+
+@dataclass(frozen=True)
+class Policy:
+    capture_enabled: bool = True
+    lease_seconds: int = 300
+    max_operations_per_interaction: int = 128
+    idempotency_ttl_seconds: int = 7 * 24 * 3600
+    host_mapping_ttl_seconds: int = 90 * 24 * 3600
+    max_result_bytes: int = 256 * 1024
+    publish_timeout_seconds: float = 10.0
+    lock_timeout_seconds: float = 5.0
+    pending_timeout_seconds: int = 120
+    in_flight_seconds: int = 30
+
+
+def unavailable(reason: str) -> ApiError:
+    return ApiError(TraceCode.TRACE_CORE_UNAVAILABLE, 503, params={"reason": reason},
+                    details={"reason": reason})
+
+
+class PublishFailed(Exception):
+    """Kafka did not acknowledge an event in time."""
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:40]
+
+
+class Keys:
+    """Coordination keys (relative; the adapter prefixes them)."""
+
+    @staticmethod
+    def lease(conversation_id: str) -> str:
+        return f"lease:{conversation_id}"
+
+    @staticmethod
+    def host(account: str, host_key: str) -> str:
+        return f"host:{_digest(account)}:{_digest(host_key)}"
+
+    @staticmethod
+    def invocation(kind: str, account: str, invocation_id: str) -> str:
+        return f"inv:{kind}:{_digest(account)}:{_digest(invocation_id)}"
+
+    @staticmethod
+    def operation(key: str) -> str:
+        return f"op:{key}"
+
+    @staticmethod
+    def op_count(interaction_id: str) -> str:
+        return f"opcount:{interaction_id}"
+
+    @staticmethod
+    def lock(kind: str, name: str) -> str:
+        return f"lock:{kind}:{name}"
+
+
+@dataclass
+class Core:
+    """Dependencies of the handlers."""
+
+    store: TraceStore
+    events: EventSink
+    coordination: Coordination
+    policy: Policy
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+
+    def lock(self, kind: str, name: str) -> AbstractAsyncContextManager[None]:
+        return self.coordination.lock(Keys.lock(kind, name), self.policy.lock_timeout_seconds)
+
+    async def record(self, *events: Event) -> None:
+        """Publish (acks=all, pipelined), then apply each event to the store.
+
+        The store gets the event exactly as the consumer will decode it from the log, so the
+        live store and a rebuilt one hold identical values.
+        """
+        try:
+            await asyncio.wait_for(
+                self._publish(events), timeout=self.policy.publish_timeout_seconds
+            )
+        except Exception as exc:
+            raise PublishFailed(f"{type(exc).__name__}: {exc}") from exc
+        for event in events:
+            self.store.apply(decode_event(encode_event(event)))
+
+    async def _publish(self, events: Sequence[Event]) -> None:
+        if len(events) == 1:
+            await self.events.publish(events[0])
+        else:
+            await self.events.publish_many(events)
+
+
+__all__ = ["CoordinationUnavailable", "Core", "Keys", "Policy", "PublishFailed", "unavailable"]
