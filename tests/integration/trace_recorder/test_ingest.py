@@ -1,9 +1,8 @@
-"""The projection ingests receipts and spans from offset zero (a small rate check; the 50k
-measurement is services/trace-recorder/scripts/bench_ingest.py)."""
+"""The projection ingests every receipt and span from offset zero (speed is measured by
+bench/trace_ingest.py, never asserted here)."""
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 
 import pytest
@@ -29,9 +28,6 @@ async def test_receipts_and_spans_are_ingested_from_offset_zero(env) -> None:
             kind="internal", start_time_unix_nano=n, end_time_unix_nano=n + 10, status="ok",
             attributes={"bkn.operation_id": f"op_ingest_{n % 97}"}))
     await env.publish(events)
-    started = time.perf_counter()
     store = await env.rebuild()
-    elapsed = time.perf_counter() - started
     counts = store.counts()
     assert (counts["receipts"], counts["spans"]) == (N // 2, N // 2)
-    assert N / elapsed > 500, f"{N / elapsed:.0f} events/s"
