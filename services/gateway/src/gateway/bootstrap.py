@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from starlette.routing import Route
 
+from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import make_service_app, service_telemetry
 from gateway.adapters.identity import Authenticator
@@ -45,8 +46,10 @@ def build_deps(settings: GatewaySettings) -> Deps:
 
 
 def build_app(settings: GatewaySettings) -> FastAPI:
-    _, telemetry = service_telemetry(settings)
+    provider, telemetry = service_telemetry(settings)
     deps = build_deps(settings)
+    broker = make_broker(settings, provider)
+    deps.events = EventPublisher(broker, settings.topic_prefix)
     authenticator = Authenticator(settings)
 
     sessions = SessionStore(deps.redis, f"bkn:{settings.topic_prefix}gateway:")
@@ -62,10 +65,19 @@ def build_app(settings: GatewaySettings) -> FastAPI:
             yield
 
     @asynccontextmanager
+    async def producer() -> AsyncIterator[None]:
+        await broker.connect()
+        try:
+            yield
+        finally:
+            await broker.stop()
+
+    @asynccontextmanager
     async def clients() -> AsyncIterator[None]:
         try:
             yield
         finally:
+            await deps.trace.drain()
             await deps.services.close()
             await deps.redis.aclose()
 
@@ -80,7 +92,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
 
     app = make_service_app(
         title="gateway",
-        resources=[*telemetry, clients, mcp_sessions],
+        resources=[*telemetry, clients, producer, mcp_sessions],
         readiness={
             "redis": redis_check,
             **{n: service_check(n) for n in ("capability_index", "tool_executor", "ontology_query")},

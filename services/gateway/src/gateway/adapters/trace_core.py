@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 from redis.asyncio import Redis
@@ -11,12 +13,16 @@ from gateway.adapters.internal import InternalService
 from gateway.domain.context import CallContext
 
 
+log = logging.getLogger(__name__)
+
+
 class TraceCore:
     def __init__(self, service: InternalService, redis: Redis, prefix: str, probe_timeout: float = 0.5) -> None:
         self._service = service
         self._redis = redis
         self._prefix = prefix
         self._probe_timeout = probe_timeout
+        self._completing: dict[str, set[asyncio.Task[None]]] = {}
 
     async def _call(self, ctx: CallContext, path: str, body: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = await self._service.call(
@@ -39,6 +45,7 @@ class TraceCore:
         return await self._call(ctx, "/internal/v1/interactions/start", body)
 
     async def finish(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
+        await self.drain(str(body.get("interaction_id", "")))
         gaps = await self._redis.get(self._gap_key(body.get("interaction_id", "")))
         return await self._call(
             ctx, "/internal/v1/interactions/finish", {**body, "unrecorded_calls": int(gaps or 0)}
@@ -47,8 +54,34 @@ class TraceCore:
     async def begin_operation(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
         return await self._call(ctx, "/internal/v1/operations/begin", body)
 
-    async def complete_operation(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
-        return await self._call(ctx, "/internal/v1/operations/complete", body)
+    def complete_in_background(self, ctx: CallContext, interaction_id: str, body: dict[str, Any]) -> None:
+        """Complete an operation without holding up the caller (finish drains these first)."""
+
+        async def complete() -> None:
+            try:
+                await self._call(ctx, "/internal/v1/operations/complete", body)
+            except ApiError as exc:  # the trace core resumes pending operations on retry
+                log.warning("completing %s failed: %s", body.get("operation_id"), exc.code)
+
+        task = asyncio.get_running_loop().create_task(complete())
+        tasks = self._completing.setdefault(interaction_id, set())
+        tasks.add(task)
+
+        def forget(done: asyncio.Task[None]) -> None:
+            tasks.discard(done)
+            if not tasks:
+                self._completing.pop(interaction_id, None)
+
+        task.add_done_callback(forget)
+
+    async def drain(self, interaction_id: str | None = None, timeout: float = 10.0) -> None:
+        """Wait for background completions (of one interaction, or all of them)."""
+        if interaction_id is None:
+            tasks = {t for group in self._completing.values() for t in group}
+        else:
+            tasks = set(self._completing.get(interaction_id, ()))
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
 
     def _gap_key(self, interaction_id: str) -> str:
         return f"{self._prefix}gap:{interaction_id}"

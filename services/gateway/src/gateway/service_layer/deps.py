@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from redis.asyncio import Redis
 
+from bkn_common.kafka import EventPublisher
 from gateway.adapters.idempotency import IdempotencyStore
 from gateway.adapters.internal import InternalServices
 from gateway.adapters.trace_core import TraceCore
@@ -23,3 +24,4 @@ class Deps:
     idempotency: IdempotencyStore
     trace: TraceCore
     registry: ToolRegistry
+    events: EventPublisher | None = None  # Kafka producer (execute_action publishes requests)

@@ -177,17 +177,17 @@ async def _managed(
     try:
         data = await definition.handler(deps, ctx, args)
     except ApiError as exc:
-        await _complete(deps, ctx, begin, "failed", {"error": exc.code}, [])
+        _complete_later(deps, ctx, begin, "failed", {"error": exc.code}, [])
         raise
     evidence = definition.evidence(args, data) if definition.evidence else {}
     execution_receipt = data.get("receipt_id") if definition.kind == "execution" else None
-    completed = await _complete(
+    receipt = _complete_later(
         deps, ctx, begin, "completed", data, [evidence] if evidence else [], execution_receipt
     )
-    return ToolOutcome(data, receipt=completed)
+    return ToolOutcome(data, receipt=receipt)
 
 
-async def _complete(
+def _complete_later(
     deps: Deps,
     ctx: CallContext,
     begin: dict[str, Any],
@@ -196,6 +196,9 @@ async def _complete(
     evidence: list[dict[str, Any]],
     execution_receipt_id: str | None = None,
 ) -> dict[str, Any]:
+    """Record the receipt and evidence off the caller's path; the receipt says `pending`
+    durability until the trace core has them on Kafka (finish waits for them)."""
+    assert ctx.bkn is not None
     body = {
         "operation_id": begin["operation_id"],
         "receipt_status": status,
@@ -203,9 +206,6 @@ async def _complete(
         "evidence": evidence,
         "execution_receipt_id": execution_receipt_id,
     }
-    try:
-        answer = await deps.trace.complete_operation(ctx, body)
-    except ApiError:
-        return {"operation_id": begin["operation_id"], "receipt_id": begin["receipt_id"],
-                "receipt_status": status, "evidence_durability": "failed"}
-    return {k: answer.get(k) for k in ("operation_id", "receipt_id", "receipt_status", "evidence_durability")}
+    deps.trace.complete_in_background(ctx, ctx.bkn.interaction_id, body)
+    return {"operation_id": begin["operation_id"], "receipt_id": begin["receipt_id"],
+            "receipt_status": status, "evidence_durability": "pending"}

@@ -1,0 +1,365 @@
+"""Logic property values and actions.
+
+``get_logic_properties_values``: ontology-query validates the request, computes the metric
+values from its store and plans the operator calls; the gateway runs those through
+tool-executor's ``/internal/v1/execute`` (the same checked path as ``execute_tool``: the
+network's hosted proxy identity, lifecycle gate, receipt on Kafka). Reading logic properties
+needs ``view_detail``; requesting an operator property also needs ``execute``, because it
+dispatches a real tool call under the caller's name.
+
+``execute_action`` is asynchronous: ontology-query binds the action type to the instances
+(refusing unknown instances and missing inputs), the gateway publishes
+``action.execution.requested`` with that plan and returns the ``execution_id``; tool-executor
+runs it and publishes progress, which ontology-query materializes for
+``get_action_execution`` / ``list_action_executions``. The same submission (caller, action
+type, targets, parameters) again within :data:`DUPLICATE_WINDOW_SECONDS` is refused with 409.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from bkn_common import events as ev
+from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.i18n import Language, register_messages
+from gateway.domain.context import CallContext
+from gateway.domain.inputs.actions import (
+    ExecuteActionInput,
+    GetActionExecutionInput,
+    GetActionInfoInput,
+    GetLogicPropertiesInput,
+    ListActionExecutionsInput,
+)
+from gateway.service_layer.deps import Deps
+
+DUPLICATE_WINDOW_SECONDS = 60
+PENDING_MARKER_SECONDS = 600
+OPERATOR_CONCURRENCY = 8
+
+
+class ActionGatewayCode:
+    DUPLICATE_SUBMISSION = "duplicate_action_submission"
+
+
+register_messages({
+    ActionGatewayCode.DUPLICATE_SUBMISSION: {
+        "zh-CN": "相同的行动提交（同一调用者、行动类、目标实例与参数）"
+                 "{window} 秒内已受理为 {execution_id}；"
+                 "请用 get_action_execution 查询它的进度，不要重复提交。",
+        "en-US": "The same action submission (caller, action type, targets and parameters) was "
+                 "accepted within the last {window} s as {execution_id}; follow it with "
+                 "get_action_execution instead of submitting again.",
+    },
+})
+
+
+# -- logic properties -----------------------------------------------------------------------
+
+async def get_logic_properties_values(
+    deps: Deps, ctx: CallContext, args: GetLogicPropertiesInput
+) -> dict[str, Any]:
+    await deps.access.require(ctx, args.kn_id, "view_detail")
+    resolved: dict[str, Any] = await deps.services.ontology_query.call(
+        "POST", "/internal/v1/logic-properties/resolve",
+        json={"kn_id": args.kn_id, "ot_id": args.ot_id, "identities": args.instance_identity,
+              "properties": args.properties, "dynamic_params": args.dynamic_params},
+        language=ctx.language, request_id=ctx.request_id,
+    )
+    if any(p["kind"] == "operator" for p in resolved["properties"]):
+        await deps.access.require(ctx, args.kn_id, "execute")
+    datas: list[dict[str, Any]] = []
+    for row in resolved["rows"]:
+        if "error" in row:
+            datas.append({"_instance_identity": row["_instance_identity"], "_error": row["error"]})
+        else:
+            datas.append({"_instance_identity": row["_instance_identity"], **row["values"]})
+    gate = asyncio.Semaphore(OPERATOR_CONCURRENCY)
+
+    async def run(call: dict[str, Any]) -> None:
+        async with gate:
+            value, error, receipt_id = await _run_operator(deps, ctx, args.kn_id, call)
+        data = datas[call["row"]]
+        data[call["property"]] = value
+        if error is not None:
+            data.setdefault("_errors", {})[call["property"]] = error
+        if receipt_id:
+            data.setdefault("_receipts", {})[call["property"]] = receipt_id
+
+    await asyncio.gather(*(run(call) for call in resolved["operator_calls"]))
+    return {"object_type_id": resolved["object_type_id"], "datas": datas}
+
+
+async def _run_operator(
+    deps: Deps, ctx: CallContext, kn_id: str, call: dict[str, Any]
+) -> tuple[Any, dict[str, Any] | None, str | None]:
+    """(value, error, receipt id) of one operator call through tool-executor."""
+    body = {
+        "kn_id": kn_id, "toolbox_id": call["toolbox_id"], "tool_id": call["tool_id"],
+        "arguments": call["arguments"], "operation_id": ctx.operation_id,
+        "conversation_id": ctx.bkn.conversation_id if ctx.bkn else None,
+        "interaction_id": ctx.bkn.interaction_id if ctx.bkn else None,
+    }
+    try:
+        outcome: dict[str, Any] = await deps.services.tool_executor.call(
+            "POST", "/internal/v1/execute", json=body, account=ctx.principal.account,
+            language=ctx.language, request_id=ctx.request_id,
+        )
+    except ApiError as exc:
+        envelope = exc.envelope(ctx.language)
+        return None, {"code": envelope.code, "message": envelope.message,
+                      "details": envelope.details}, None
+    status = outcome.get("status_code")
+    if outcome.get("outcome") == "succeeded" and (status is None or status < 400):
+        return outcome.get("body"), None, outcome.get("receipt_id")
+    error = {"code": outcome.get("outcome"), "status_code": status, "body": outcome.get("body")}
+    return None, error, outcome.get("receipt_id")
+
+
+def logic_evidence(args: GetLogicPropertiesInput, data: dict[str, Any]) -> dict[str, Any]:
+    refs = [f"object:{args.kn_id}:{args.ot_id}:{_identity_key(i)}" for i in args.instance_identity]
+    receipts = [f"execution_receipt:{r}" for row in data.get("datas", [])
+                for r in (row.get("_receipts") or {}).values()]
+    return {
+        "evidence_type": "retrieval",
+        "attributes": {"tool": "get_logic_properties_values", "object_type_id": args.ot_id,
+                       "properties": list(args.properties), "row_count": len(refs)},
+        "source_refs": refs + receipts,
+    }
+
+
+# -- action info ----------------------------------------------------------------------------
+
+async def get_action_info(deps: Deps, ctx: CallContext, args: GetActionInfoInput) -> dict[str, Any]:
+    await deps.access.require(ctx, args.kn_id, "view_detail")
+    plan = await _plan(deps, ctx, args.kn_id, args.at_id, args.instance_identity, None)
+    action = plan["action_type"]
+    tool = await _tool_entry(deps, ctx, args.kn_id, action["toolbox_id"], action["tool_id"])
+    identities = [t["identity"] for t in plan["targets"]]
+    tool_schema = tool.get("input_schema")
+    inputs = {p["name"]: _input_schema(tool_schema, p["name"]) for p in plan["input_parameters"]}
+    function = {
+        "name": _function_name(action["id"]),
+        "description": _describe(action, tool, len(identities), ctx.language),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "kn_id": {"type": "string", "const": args.kn_id},
+                "at_id": {"type": "string", "const": action["id"]},
+                "_instance_identity": {
+                    "type": "array", "const": identities, "default": identities,
+                    "description": _text(
+                        ctx.language, "预先绑定的目标实例，原样传回。",
+                        "The pre-bound target instances; pass them back unchanged."),
+                },
+                "parameters": {
+                    "type": "object",
+                    "properties": inputs,
+                    "required": [p["name"] for p in plan["input_parameters"] if p["required"]],
+                    "additionalProperties": False,
+                },
+            },
+            "required": ["kn_id", "at_id", "_instance_identity", "parameters"],
+            "additionalProperties": False,
+        },
+    }
+    return {
+        "action_type": action,
+        "tool_status": {k: tool.get(k) for k in ("bound", "gate_passed", "gate_reason")},
+        "tools": [{"type": "function", "function": function}],
+        "calls": [
+            {"_instance_identity": [identities[t] for t in call["targets"]],
+             "bound_arguments": call["arguments"]}
+            for call in plan["calls"]
+        ],
+        "execute_with": "execute_action",
+    }
+
+
+async def _plan(
+    deps: Deps, ctx: CallContext, kn_id: str, at_id: str, identities: list[dict[str, Any]],
+    inputs: dict[str, Any] | None,
+) -> dict[str, Any]:
+    plan: dict[str, Any] = await deps.services.ontology_query.call(
+        "POST", "/internal/v1/actions/plan",
+        json={"kn_id": kn_id, "action_type_id": at_id, "identities": identities, "inputs": inputs},
+        language=ctx.language, request_id=ctx.request_id,
+    )
+    return plan
+
+
+async def _tool_entry(
+    deps: Deps, ctx: CallContext, kn_id: str, toolbox_id: str, tool_id: str
+) -> dict[str, Any]:
+    """The bound tool as tool-executor sees it (kind unknown here: ask for both)."""
+    refs = [{"capability_type": kind, "capability_id": tool_id, "owner_id": toolbox_id}
+            for kind in ("function", "mcp_tool")]
+    resolved = await deps.services.tool_executor.call(
+        "POST", "/internal/v1/capabilities/resolve", json={"kn_id": kn_id, "refs": refs},
+        language=ctx.language, request_id=ctx.request_id,
+    )
+    items: list[dict[str, Any]] = resolved.get("items", [])
+    ranked = sorted(items, key=lambda i: (not i.get("bound"), i.get("name") is None))
+    return ranked[0] if ranked else {}
+
+
+def _input_schema(tool_schema: dict[str, Any] | None, name: str) -> dict[str, Any]:
+    """The JSON schema of tool argument ``name`` (an OpenAPI parameter or a body property)."""
+    schema = tool_schema or {}
+    for param in schema.get("parameters") or []:
+        if param.get("name") == name:
+            out = dict(param.get("schema") or {})
+            if param.get("description"):
+                out.setdefault("description", param["description"])
+            return out
+    body = (((schema.get("request_body") or {}).get("content") or {})
+            .get("application/json", {}).get("schema") or {})
+    for source in (body, schema):
+        prop = (source.get("properties") or {}).get(name)
+        if isinstance(prop, dict):
+            return dict(prop)
+    return {}
+
+
+def _describe(action: dict[str, Any], tool: dict[str, Any], count: int, language: Language) -> str:
+    mode = (_text(language, f"对 {count} 个实例逐个调用一次工具。",
+                  f"Calls the tool once per instance ({count} instances).")
+            if action["mode"] == "per_instance"
+            else _text(language, f"对全部 {count} 个实例只调用一次工具。",
+                       f"Calls the tool once for all {count} instances."))
+    parts = [f"{action['name']}: {action['description']}".strip(": "), mode]
+    if tool.get("use_rule"):
+        parts.append(str(tool["use_rule"]))
+    parts.append(_text(language, "异步执行：返回 execution_id，用 get_action_execution 查询结果。",
+                       "Runs asynchronously: returns an execution_id; follow it with "
+                       "get_action_execution."))
+    return " ".join(parts)
+
+
+def _function_name(action_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", action_id)[:64] or "action"
+
+
+def _text(language: Language, zh: str, en: str) -> str:
+    return zh if language == "zh-CN" else en
+
+
+# -- execution ------------------------------------------------------------------------------
+
+async def execute_action(deps: Deps, ctx: CallContext, args: ExecuteActionInput) -> dict[str, Any]:
+    await deps.access.require(ctx, args.kn_id, "execute")
+    plan = await _plan(deps, ctx, args.kn_id, args.at_id, args.instance_identity, args.parameters)
+    if deps.events is None:
+        raise _kafka_unavailable("no event publisher configured")
+    action = plan["action_type"]
+    account = ctx.principal.account
+    fingerprint = _canonical([account, args.kn_id, action["id"],
+                              sorted(_canonical(t) for t in plan["targets"]), args.parameters])
+    dedupe_key = _key(deps, "dedupe:" + hashlib.sha256(fingerprint.encode()).hexdigest())
+    execution_id = "aex_" + uuid.uuid4().hex
+    if not await deps.redis.set(dedupe_key, execution_id, nx=True, ex=DUPLICATE_WINDOW_SECONDS):
+        earlier = await deps.redis.get(dedupe_key)
+        raise ApiError(
+            ActionGatewayCode.DUPLICATE_SUBMISSION, 409,
+            params={"window": DUPLICATE_WINDOW_SECONDS, "execution_id": earlier},
+            details={"execution_id": earlier, "window_seconds": DUPLICATE_WINDOW_SECONDS},
+        )
+    requested_at = datetime.now(UTC)
+    event = ev.ActionExecutionRequested(
+        execution_id=execution_id, kn_id=args.kn_id, action_type_id=action["id"], caller=account,
+        targets=tuple(ev.ActionTarget(ot_id=t["ot_id"], identity=t["identity"])
+                      for t in plan["targets"]),
+        parameters={"inputs": args.parameters, "plan": {
+            "toolbox_id": action["toolbox_id"], "tool_id": action["tool_id"],
+            "mode": action["mode"], "calls": plan["calls"],
+            "provenance": {
+                "operation_id": ctx.operation_id,
+                "conversation_id": ctx.bkn.conversation_id if ctx.bkn else None,
+                "interaction_id": ctx.bkn.interaction_id if ctx.bkn else None,
+            },
+        }},
+        requested_at=requested_at,
+    )
+    try:
+        await deps.events.publish(event)
+    except Exception as exc:
+        if await deps.redis.get(dedupe_key) == execution_id:
+            await deps.redis.delete(dedupe_key)
+        raise _kafka_unavailable(type(exc).__name__) from exc
+    accepted = {
+        "execution_id": execution_id, "kn_id": args.kn_id, "action_type_id": action["id"],
+        "mode": action["mode"], "status": "pending", "target_count": len(plan["targets"]),
+        "requested_at": requested_at.isoformat(),
+    }
+    await deps.redis.set(_key(deps, f"pending:{execution_id}"), _canonical(
+        {**accepted, "caller": account, "targets": [t["identity"] for t in plan["targets"]],
+         "parameters": args.parameters}), ex=PENDING_MARKER_SECONDS)
+    return accepted
+
+
+def action_evidence(args: ExecuteActionInput, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "evidence_type": "execution",
+        "attributes": {"tool": f"action:{args.at_id}", "execution_id": data.get("execution_id"),
+                       "mode": data.get("mode"), "target_count": data.get("target_count")},
+        "source_refs": [f"action_execution:{data.get('execution_id')}"],
+    }
+
+
+async def get_action_execution(
+    deps: Deps, ctx: CallContext, args: GetActionExecutionInput
+) -> dict[str, Any]:
+    """The materialized record; just after submission (before ontology-query saw the request)
+    the gateway's own pending marker answers instead of a misleading 404."""
+    await deps.access.require(ctx, args.kn_id, "view_detail")
+    try:
+        record: dict[str, Any] = await deps.services.ontology_query.call(
+            "POST", "/internal/v1/actions/executions/get",
+            json={"kn_id": args.kn_id, "execution_id": args.execution_id},
+            language=ctx.language, request_id=ctx.request_id,
+        )
+        return record
+    except ApiError as exc:
+        if exc.status != 404:
+            raise
+        marker = await deps.redis.get(_key(deps, f"pending:{args.execution_id}"))
+        pending = json.loads(marker) if marker else None
+        if pending is None or pending.get("kn_id") != args.kn_id:
+            raise
+        return {**pending, "success_count": 0, "failed_count": 0, "results": [],
+                "updated_at": pending["requested_at"]}
+
+
+async def list_action_executions(
+    deps: Deps, ctx: CallContext, args: ListActionExecutionsInput
+) -> dict[str, Any]:
+    await deps.access.require(ctx, args.kn_id, "view_detail")
+    page: dict[str, Any] = await deps.services.ontology_query.call(
+        "POST", "/internal/v1/actions/executions/list",
+        json={"kn_id": args.kn_id, "action_type_id": args.at_id, "status": args.status,
+              "limit": args.limit, "offset": args.offset},
+        language=ctx.language, request_id=ctx.request_id,
+    )
+    return page
+
+
+def _key(deps: Deps, suffix: str) -> str:
+    return f"bkn:{deps.settings.topic_prefix}gateway:action:{suffix}"
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _identity_key(identity: dict[str, Any]) -> str:
+    return "|".join(str(v) for v in identity.values())
+
+
+def _kafka_unavailable(reason: str) -> ApiError:
+    return ApiError(ErrorCode.DEPENDENCY_UNAVAILABLE, 503, params={"dependency": "kafka"},
+                    details={"dependency": "kafka", "error": reason})
