@@ -19,7 +19,6 @@ Endpoint = Literal["full", "compact"]
 
 COMPACT_DIRECT = (
     "list_knowledge_networks", "get_kn_detail", "search_schema", "query_object_instance",
-    "query_instance_subgraph", "explore_subgraph", "search_capabilities", "execute_tool",
 )
 COMPACT_LIMIT = 14
 NEVER_ON_MCP = frozenset({"run_sql", "list_resources", "describe_resource"})
@@ -84,10 +83,11 @@ def listing(registry: ToolRegistry, endpoint: Endpoint, language: Language) -> l
     direct = [t for t in natives if t.kind == "lifecycle" or t.name in COMPACT_DIRECT]
     gateway = [
         {"name": name, "description": description[language],
-         "inputSchema": localized_schema(model, language), "outputSchema": {"type": "object"}}
+         "inputSchema": _without(localized_schema(model, language), {"title"}),
+         "outputSchema": {"type": "object"}}
         for name, (model, description) in GATEWAY_TOOLS.items()
     ]
-    out = [_descriptor(t, language) for t in direct] + gateway
+    out = [_descriptor(t, language, compact=True) for t in direct] + gateway
     assert len(out) <= COMPACT_LIMIT
     return out
 
@@ -102,10 +102,27 @@ def reachable_through_gateway(registry: ToolRegistry) -> list[ToolDefinition]:
     return [t for t in native_tools(registry) if t.name not in direct]
 
 
-def _descriptor(definition: ToolDefinition, language: Language) -> dict[str, Any]:
+def _descriptor(definition: ToolDefinition, language: Language, compact: bool = False) -> dict[str, Any]:
+    """A tools/list entry; the compact endpoint drops per-field descriptions (the full schema,
+    descriptions included, stays one describe_native_tool call away)."""
+    schema = _without(tool_input_schema(definition, language), {"title"})
+    if compact:
+        schema = _without(schema, {"description"})
     return {
         "name": definition.name,
         "description": definition.describe(language),
-        "inputSchema": tool_input_schema(definition, language),
+        "inputSchema": schema,
         "outputSchema": definition.output_schema,
     }
+
+
+def _without(node: Any, keys: set[str], parent: str = "") -> Any:
+    """``node`` with schema keywords in ``keys`` removed at every level (never property names)."""
+    if isinstance(node, dict):
+        return {
+            k: _without(v, keys, k) for k, v in node.items()
+            if parent == "properties" or k not in keys
+        }
+    if isinstance(node, list):
+        return [_without(v, keys) for v in node]
+    return node

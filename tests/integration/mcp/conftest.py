@@ -1,0 +1,60 @@
+"""One private mesh for every MCP test module, on a block of ports nobody else is using.
+
+The ``mesh`` fixture here overrides the module-level one of ``tests/integration``: the MCP
+modules only read and add their own conversations, so they share one mesh (one start of
+~20 s instead of one per module). Its ports are a free 40-port block, so a parallel run of
+other integration tests (which count up from 31000) cannot collide with it; offsets 20-39 of
+the block are unused by the mesh and serve extra gateway processes (``spare_port``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from tests.integration.mcp.support import port_free
+from tests.support import mesh as mesh_support
+from tests.support.infra import Infra
+from tests.support.mesh import RunningMesh, running_mesh
+
+BLOCK = 40
+SPARE_OFFSET = 20
+
+
+def _free_block() -> int:
+    bases = list(range(42000, 60000, BLOCK))
+    random.shuffle(bases)
+    for base in bases:
+        if all(port_free(base + offset) for offset in range(BLOCK)):
+            return base
+    raise RuntimeError("no free block of ports for the MCP test mesh")
+
+
+@pytest.fixture(scope="session")
+def mesh(infra: Infra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMesh]:
+    counter = mesh_support._next_base
+    saved, counter[0] = counter[0], _free_block()
+    try:
+        with running_mesh(infra, tmp_path_factory.mktemp("mcp-mesh")) as running:
+            counter[0] = saved  # other modules keep counting from where they were
+            yield running
+    finally:
+        counter[0] = saved
+
+
+@pytest.fixture(scope="session")
+def spare_port(mesh: RunningMesh) -> Callable[[], int]:
+    """A port for another gateway process of the same mesh (never used twice)."""
+    next_offset = [SPARE_OFFSET]
+
+    def take() -> int:
+        while next_offset[0] < BLOCK:
+            port = mesh.layout.port(next_offset[0])
+            next_offset[0] += 1
+            if port_free(port):
+                return port
+        raise RuntimeError("no spare port left in the MCP mesh's block")
+
+    return take
