@@ -37,8 +37,9 @@ test-integration: install  ## integration tests only (real Kafka and Redis)
 	$(PY) -m pytest tests/integration -q
 
 lint: install  ## ruff and mypy --strict
-	$(VENV)/bin/ruff check libs services examples tests bench scripts
-	$(VENV)/bin/mypy libs/common/src libs/clctl/src services/*/src
+	$(VENV)/bin/ruff check libs services examples tests bench scripts tools
+	$(VENV)/bin/mypy -p bkn_common -p clctl -p gateway -p capability_index -p tool_executor \
+	    -p trace_recorder -p ontology_query
 
 bench: install  ## benchmarks: print tables and write JSON under bench/results/
 	$(PY) bench/run_all.py

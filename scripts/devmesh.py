@@ -10,6 +10,7 @@ their own copy on other ports with their own topic prefix).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -195,10 +196,8 @@ def stop_processes(layout: MeshLayout, names: Iterable[str]) -> None:
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         if _alive(pid):
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
 
 
 def infra(action: str) -> None:
@@ -282,7 +281,8 @@ def main() -> None:
     print(f"gateway:  {layout.gateway_url}")
     print(f"app key:  {app_key}   (account 'dev'; other demo keys in .run/app_keys.json)")
     print(f"try:      curl -s -X POST {layout.gateway_url}/api/agent-retrieval/v1/kn/search_capabilities "
-          f"-H 'Authorization: Bearer {app_key}' -H 'Content-Type: application/json' -d '{{\"kn_id\":\"supply_chain\"}}'")
+          f"-H 'Authorization: Bearer {app_key}' -H 'Content-Type: application/json' "
+          "-d '{\"kn_id\":\"supply_chain\"}'")
     if not args.foreground:
         return
     print("running in the foreground; Ctrl-C stops everything")

@@ -9,11 +9,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import devmesh
 import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-import devmesh
 from bkn_common import events as ev
 from bkn_common.keys import event_key
 from bkn_common.topics import LIFECYCLE, dead_letter_topic

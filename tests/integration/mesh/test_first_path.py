@@ -6,10 +6,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import devmesh
 import httpx
 import pytest
 
-import devmesh
 from clctl.bundle import load_bundle
 from clctl.bundle.models import BindingsDoc, LifecycleDoc, ToolboxDoc
 from tests.support.mesh import RunningMesh
@@ -57,7 +57,9 @@ def test_every_service_answers_health_and_readiness(mesh: RunningMesh) -> None:
             assert response.status_code == 200, (process.name, path, response.text)
 
 
-@pytest.mark.parametrize("authorization", [None, "Bearer bak_not-a-real-key", "Basic abc", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.x"])
+@pytest.mark.parametrize(
+    "authorization", [None, "Bearer bak_not-a-real-key", "Basic abc", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.x"]
+)
 def test_missing_or_invalid_credentials_get_401_envelope(mesh: RunningMesh, authorization: str | None) -> None:
     headers = {"Authorization": authorization} if authorization else {}
     response = httpx.post(
@@ -109,7 +111,8 @@ def test_malformed_bundle_is_refused_whole_and_nothing_is_published(
     broken = tmp_path / "bundle"
     shutil.copytree(DEMO, broken)
     schema = broken / "schema.yaml"
-    schema.write_text(schema.read_text(encoding="utf-8").replace("target: material", "target: no_such_type", 1), encoding="utf-8")
+    text = schema.read_text(encoding="utf-8").replace("target: material", "target: no_such_type", 1)
+    schema.write_text(text, encoding="utf-8")
     before = _end_offsets(mesh)
     result = subprocess.run(
         [str(devmesh.BIN / "clctl"), "apply", "-f", str(broken)],

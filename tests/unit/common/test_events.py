@@ -6,6 +6,7 @@ import json
 from typing import ClassVar
 
 import pytest
+from pydantic import ValidationError
 
 from bkn_common import events as ev
 from bkn_common.events.base import Event, register_event, register_upcaster
@@ -22,7 +23,7 @@ def test_round_trip_keeps_type_version_and_data() -> None:
 
 def test_events_are_frozen() -> None:
     event = ev.ProxySyncChanged(kn_id="k", proxy_id="p", synced=True)
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         event.synced = False  # type: ignore[misc]
 
 
@@ -33,7 +34,10 @@ def test_events_are_frozen() -> None:
         (None, "empty record"),
         (b"[1]", "not a JSON object"),
         (json.dumps({"type": "nope", "data": {}}).encode(), "unknown event type"),
-        (json.dumps({"type": "binding.mounted", "schema_version": 1, "data": {"kn_id": 1}}).encode(), "failed validation"),
+        (
+            json.dumps({"type": "binding.mounted", "schema_version": 1, "data": {"kn_id": 1}}).encode(),
+            "failed validation",
+        ),
         (json.dumps({"type": "binding.mounted", "schema_version": 9, "data": {}}).encode(), "newer than this reader"),
     ],
 )

@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 import pytest
+
 from bkn_common.toon import TOON_MEDIA_TYPE, encode_toon
 
 

@@ -6,7 +6,7 @@ import asyncio
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import httpx
 import typer
@@ -140,12 +140,16 @@ def dump_topic(
         count = asyncio.run(dump(
             settings.kafka_bootstrap_servers, f"{settings.topic_prefix}{topic}", _start(offset, since),
             until_offset, datetime.fromisoformat(until) if until else None,
-            lambda line: out.write(line + "\n"),
+            lambda line: _write_line(out, line),
         ))
     finally:
         if output:
             out.close()
     typer.echo(f"dumped {count} records", err=True)
+
+
+def _write_line(out: TextIO, line: str) -> None:
+    out.write(line + "\n")
 
 
 def main() -> None:

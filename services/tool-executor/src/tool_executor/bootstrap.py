@@ -9,6 +9,7 @@ from functools import partial
 from fastapi import FastAPI
 
 from bkn_common.kafka import EventPublisher, make_broker
+from bkn_common.redis import make_redis
 from bkn_common.service import (
     make_service_app,
     projection_ready,
@@ -19,7 +20,9 @@ from bkn_common.service import (
 )
 from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE, NETWORKS
 from tool_executor.adapters.openapi_client import OpenApiClient
+from tool_executor.entrypoints.actions_consumer import ActionConsumer
 from tool_executor.entrypoints.http import router
+from tool_executor.service_layer.actions import ActionLedger, ActionRunner
 from tool_executor.service_layer.execution import ToolExecutor
 from tool_executor.service_layer.skills import SkillService
 from tool_executor.service_layer.state import FactoryState
@@ -31,10 +34,12 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     state = FactoryState()
     broker = make_broker(settings, provider)
     http = OpenApiClient(settings.max_response_bytes)
-    executor = ToolExecutor(
-        state, EventPublisher(broker, settings.topic_prefix), http, settings.max_output_chars
-    )
+    publisher = EventPublisher(broker, settings.topic_prefix)
+    executor = ToolExecutor(state, publisher, http, settings.max_output_chars)
     runner = projection_runner(settings, "tool-executor", (NETWORKS, CATALOG, BINDINGS, LIFECYCLE), state)
+    redis = make_redis(settings)
+    ledger = ActionLedger(redis, f"bkn:{settings.topic_prefix}tool-executor:")
+    actions = ActionConsumer(settings, ActionRunner(executor, publisher, ledger), runner.caught_up)
 
     @asynccontextmanager
     async def producer() -> AsyncIterator[None]:
@@ -48,10 +53,24 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     async def broker_ready() -> bool:
         return await broker.ping(timeout=2)
 
+    @asynccontextmanager
+    async def action_consumer() -> AsyncIterator[None]:
+        await actions.start()
+        try:
+            yield
+        finally:
+            await actions.stop()
+            await redis.aclose()
+
+    async def actions_ready() -> bool:
+        return actions.running
+
     app = make_service_app(
         title="tool-executor",
-        resources=[*telemetry, partial(running_projection, settings, runner), producer],
-        readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready},
+        resources=[*telemetry, partial(running_projection, settings, runner), producer,
+                   action_consumer],
+        readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready,
+                   "action_consumer": actions_ready},
     )
     app.include_router(state_router(state))
     app.include_router(router(executor, SkillService(state, settings.max_output_chars)))

@@ -6,7 +6,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bkn_common.events.network import ALL_OPERATORS
-
 from clctl.bundle.models import (
     BindingsDoc,
     InstancesDoc,
@@ -64,11 +63,12 @@ class ReferenceChecker:
                 if doc.id in seen:
                     self._add(doc, "id", f"{kind.__name__.removesuffix('Doc')} {doc.id!r} is declared twice")
                 seen.add(doc.id)
-        for kind in (SchemaDoc, BindingsDoc):
+        for network_kind in (SchemaDoc, BindingsDoc):
             seen = set()
-            for doc in self.bundle.of(kind):
+            for doc in self.bundle.of(network_kind):
                 if doc.network in seen:
-                    self._add(doc, "network", f"a second {kind.__name__.removesuffix('Doc')} for {doc.network!r}")
+                    label = network_kind.__name__.removesuffix("Doc")
+                    self._add(doc, "network", f"a second {label} for {doc.network!r}")
                 seen.add(doc.network)
         schemas: dict[str, SchemaDoc] = {}
         for schema in self.bundle.of(SchemaDoc):

@@ -150,7 +150,7 @@ def _lifecycle_events(
     out: list[ev.Event] = []
     for box in toolboxes:
         out.append(ev.OwnerStateChanged(
-            owner_kind="toolbox", owner_id=box.id, state=box_states.get(box.id, "published")  # type: ignore[arg-type]
+            owner_kind="toolbox", owner_id=box.id, state=box_states.get(box.id, "published")
         ))
         out.extend(
             ev.ToolStateChanged(owner_id=box.id, tool_id=t.id, enabled=(box.id, t.id) not in disabled)
@@ -159,7 +159,7 @@ def _lifecycle_events(
     for server in servers:
         out.append(ev.OwnerStateChanged(
             owner_kind="mcp_server", owner_id=server.id,
-            state=server_states.get(server.id, "published"),  # type: ignore[arg-type]
+            state=server_states.get(server.id, "published"),
         ))
         out.extend(
             ev.ToolStateChanged(owner_id=server.id, tool_id=t.id, enabled=(server.id, t.id) not in disabled)

@@ -37,6 +37,7 @@ class Hit:
 class SearchResult:
     hits: list[Hit]
     total_matched: int
+    mounted: int = 0  # capabilities bound to the network, before any filter
 
 
 class CapabilityIndex:
@@ -70,7 +71,7 @@ class CapabilityIndex:
         keep = set()
         for tool_id in tool_ids:
             ref = ev.CapabilityRef(
-                capability_type=capability_type, capability_id=tool_id, owner_id=owner_id  # type: ignore[arg-type]
+                capability_type=capability_type, capability_id=tool_id, owner_id=owner_id
             )
             entry = self.catalog.tool_entry(ref)
             if entry is None:
@@ -137,13 +138,14 @@ class CapabilityIndex:
     ) -> SearchResult:
         """Ranked (with ``query``) or binding-ordered (without) hits among the mounts."""
         candidates = self._candidates(kn_id, types, metadata_types, owner_id)
+        mounted = len(self.catalog.bindings.get(kn_id, ()))
         if not query or not query.strip():
             hits = [h for ref in candidates if (h := self._hit(ref, None)) is not None]
-            return SearchResult(hits[:limit], len(hits))
+            return SearchResult(hits[:limit], len(hits), mounted)
         by_key = {ref.key: ref for ref in candidates}
         ranked = self.lexical.search(query, candidates=by_key.keys(), limit=max(len(by_key), 1))
         hits = [h for key, score in ranked[:limit] if (h := self._hit(by_key[key], score))]
-        return SearchResult(hits, len(ranked))
+        return SearchResult(hits, len(ranked), mounted)
 
     def describe(self, refs: Sequence[ev.CapabilityRef]) -> list[Hit]:
         """Index records for the given capabilities (those not indexed are left out)."""

@@ -46,7 +46,7 @@ class InternalService:
         request_id: str | None = None,
         timeout: float | None = None,
     ) -> Any:
-        headers = {"Accept-Language": language}
+        headers: dict[str, str] = {"Accept-Language": language}
         if account is not None:
             headers["X-BKN-Account"] = account
         if request_id:

@@ -12,7 +12,6 @@ from bkn_common.errors import ApiError
 from gateway.adapters.internal import InternalService
 from gateway.domain.context import CallContext
 
-
 log = logging.getLogger(__name__)
 
 

@@ -6,6 +6,7 @@ idempotency for executions → handler → receipt and evidence.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -161,10 +162,8 @@ async def _managed(
         if exc.code not in (ErrorCode.DEPENDENCY_UNAVAILABLE, GatewayCode.TRACE_CORE_UNAVAILABLE):
             raise
         data = await definition.handler(deps, ctx, args)
-        try:
+        with contextlib.suppress(Exception):  # Redis down too: the result's marker still tells
             await deps.trace.remember_gap(ctx.bkn.interaction_id)
-        except Exception:  # Redis down too: the marker on the result still tells the caller
-            pass
         return ToolOutcome(data, trace_marker=UNRECORDED_MARKER)
     if begin["status"] == "not_captured":
         return ToolOutcome(await definition.handler(deps, ctx, args))

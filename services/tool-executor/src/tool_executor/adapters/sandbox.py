@@ -88,18 +88,21 @@ async def run_function(
     return await _run([sys.executable, "-I", GUARD, "function"], limits, stdin=payload, cwd=None)
 
 
+def _write_files(root: Path, files: dict[str, str]) -> None:
+    for rel, content in files.items():
+        target = (root / rel).resolve()
+        if not target.is_relative_to(root.resolve()):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+
+
 async def run_skill(
     files: dict[str, str], entry: str, args: list[str], limits: SandboxLimits
 ) -> SandboxResult:
     """Write the skill's files to a scratch folder and run its entry command there."""
     with tempfile.TemporaryDirectory(prefix="bkn-skill-") as folder:
-        root = Path(folder)
-        for rel, content in files.items():
-            target = (root / rel).resolve()
-            if not target.is_relative_to(root.resolve()):
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
+        await asyncio.to_thread(_write_files, Path(folder), files)
         command = shlex.split(entry)
         if command and command[0] in ("python", "python3"):
             argv = [sys.executable, "-I", GUARD, "script", *command[1:], *args]

@@ -25,13 +25,16 @@ def _run_function() -> None:
     request = json.loads(sys.stdin.read())
     if not request.get("allow_network"):
         _block_network()
+    result_stream = sys.stdout
+    sys.stdout = sys.stderr  # what the function prints is diagnostics, never part of its result
     namespace: dict[str, object] = {"__name__": "bkn_function"}
     exec(compile(request["source"], "<function>", "exec"), namespace)
     handler = namespace.get(request.get("handler", "handler"))
     if not callable(handler):
         raise SystemExit("handler not found in function source")
     result = handler(request.get("arguments", {}))
-    sys.stdout.write(json.dumps({"result": result}, ensure_ascii=False, default=str))
+    sys.stdout = result_stream
+    result_stream.write(json.dumps({"result": result}, ensure_ascii=False, default=str))
 
 
 def _run_script(path: str, args: list[str]) -> None:

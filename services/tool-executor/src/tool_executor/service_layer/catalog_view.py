@@ -7,16 +7,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from bkn_common import events as ev
+from bkn_common.catalog_state import ToolEntry
 from tool_executor.domain.openapi import business_input_schema
 from tool_executor.service_layer.state import FactoryState
 
 log = logging.getLogger(__name__)
 
 
-def _input_schema(state: FactoryState, ref: ev.CapabilityRef) -> dict[str, Any] | None:
-    entry = state.catalog.tool_entry(ref)
-    if entry is None:
-        return None
+def _input_schema(entry: ToolEntry) -> dict[str, Any]:
     tool = entry.tool
     if isinstance(tool, ev.ToolSpec) and tool.openapi is not None:
         return business_input_schema(tool.openapi)
@@ -31,8 +29,8 @@ def resolve(
     Without ``refs``: every capability mounted on the network, in binding order. A toolbox
     whose schemas cannot be built is skipped (listed in ``skipped_owners``), not fatal.
     """
-    bound = list(state.catalog.bindings.get(kn_id, ()))
-    targets = bound if refs is None else list(refs)
+    bound = state.bound(kn_id)  # a set: membership per item stays constant-time
+    targets = list(state.catalog.bindings.get(kn_id, ())) if refs is None else list(refs)
     items: list[dict[str, Any]] = []
     skipped: set[str] = set()
     for ref in targets:
@@ -55,7 +53,7 @@ def resolve(
                 if entry is not None:
                     item.update(
                         name=entry.name, description=entry.description, use_rule=entry.use_rule,
-                        metadata_type=entry.metadata_type, input_schema=_input_schema(state, ref),
+                        metadata_type=entry.metadata_type, input_schema=_input_schema(entry),
                     )
         except Exception:  # one broken toolbox must not hide every other capability
             log.warning("skipping owner %s: its schemas cannot be built", ref.owner_id, exc_info=True)

@@ -172,6 +172,9 @@ class ToolExecutor:
         result = await run_function(code.source, code.handler, arguments, limits)
         if result.timed_out:
             raise ApiError(ExecCode.UPSTREAM_TIMEOUT, 504, params={"seconds": code.wall_seconds})
+        if result.exit_code == 0 and result.stdout_truncated:
+            return None, {"error": "function output exceeded the output limit",
+                          "limit_chars": self._max_output}, "sandbox_error"
         if result.exit_code == 0:
             try:
                 return None, json.loads(result.stdout)["result"], "succeeded"

@@ -22,7 +22,8 @@ def described(zh: str, en: str, **kwargs: Any) -> Any:
 
 def localized_schema(model: type[BaseModel], language: Language) -> dict[str, Any]:
     """The model's JSON schema with descriptions in ``language``."""
-    return _localize(model.model_json_schema(), language)
+    schema: dict[str, Any] = _localize(model.model_json_schema(), language)
+    return schema
 
 
 def _localize(node: Any, language: Language) -> Any:
