@@ -19,6 +19,7 @@ from bkn_common.digest import Snapshotting
 from bkn_common.events import PoisonMessage, decode_event
 from bkn_common.kafka import topic_partitions
 from bkn_common.topics import (
+    ACTIONS,
     BINDINGS,
     CATALOG,
     INSTANCES,
@@ -65,7 +66,7 @@ def _trace_recorder() -> Any:
 TARGETS: dict[str, ReplayTarget] = {
     "capability-index": ReplayTarget((CATALOG, BINDINGS, LIFECYCLE), _capability_index, "http://127.0.0.1:30781"),
     "tool-executor": ReplayTarget((NETWORKS, CATALOG, BINDINGS, LIFECYCLE), _tool_executor, "http://127.0.0.1:30782"),
-    "ontology-query": ReplayTarget((NETWORKS, INSTANCES, BINDINGS), _ontology_query, "http://127.0.0.1:30784"),
+    "ontology-query": ReplayTarget((NETWORKS, INSTANCES, BINDINGS, ACTIONS), _ontology_query, "http://127.0.0.1:30784"),
     "trace-recorder": ReplayTarget((TRACE, RECEIPTS, SPANS), _trace_recorder, "http://127.0.0.1:30783"),
 }
 

@@ -51,19 +51,6 @@ RECEIVES: dict[str, tuple[str, ...]] = {
 }
 """Consumers by topic short name: each folds these topics in a ProjectionRunner."""
 
-NOT_WIRED: frozenset[tuple[str, str, str]] = frozenset(
-    {
-        ("gateway", "send", "action-executions"),
-        ("tool-executor", "send", "action-executions"),
-        ("tool-executor", "receive", "action-executions"),
-        ("ontology-query", "receive", "action-executions"),
-        ("trace-recorder", "send", "spans"),
-    }
-)
-"""Table entries the architecture intends but no code performs yet (marked ``x-wired: false``).
-
-Remove an entry when the code starts sending or receiving that topic.
-"""
 
 
 def short_name(spec: TopicSpec) -> str:
@@ -184,7 +171,6 @@ def _channel(spec: TopicSpec, prefix: str) -> Doc:
 
 def _operation(process: str, action: str, spec: TopicSpec) -> Doc:
     messages = [e.type for e in spec.events] or [DEAD_LETTER_MESSAGE]
-    wired = (process, action, short_name(spec)) not in NOT_WIRED
     verb = "publishes to" if action == "send" else "folds"
     operation: Doc = {
         "action": action,
@@ -192,10 +178,7 @@ def _operation(process: str, action: str, spec: TopicSpec) -> Doc:
         "summary": f"{process} {verb} {spec.name}",
         "messages": [{"$ref": f"#/channels/{spec.name}/messages/{m}"} for m in messages],
         "x-service": process,
-        "x-wired": wired,
     }
-    if not wired:
-        operation["description"] = "Intended by the architecture; no code does this yet."
     return operation
 
 

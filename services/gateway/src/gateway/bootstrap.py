@@ -11,8 +11,8 @@ from starlette.routing import Route
 from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import make_service_app, service_telemetry
-from gateway.adapters.identity import Authenticator
 from gateway.adapters.idempotency import IdempotencyStore
+from gateway.adapters.identity import Authenticator
 from gateway.adapters.internal import InternalServices
 from gateway.adapters.trace_core import TraceCore
 from gateway.entrypoints import mcp_info, rest

@@ -14,7 +14,7 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import BINDINGS, INSTANCES, NETWORKS
+from bkn_common.topics import ACTIONS, BINDINGS, INSTANCES, NETWORKS
 from ontology_query.entrypoints import actions_http, queries_http
 from ontology_query.entrypoints.http import router
 from ontology_query.service_layer.state import OntologyState
@@ -24,7 +24,9 @@ from ontology_query.settings import OntologyQuerySettings
 def build_app(settings: OntologyQuerySettings) -> FastAPI:
     _, telemetry = service_telemetry(settings)
     state = OntologyState()
-    runner = projection_runner(settings, "ontology-query", (NETWORKS, INSTANCES, BINDINGS), state)
+    runner = projection_runner(
+        settings, "ontology-query", (NETWORKS, INSTANCES, BINDINGS, ACTIONS), state
+    )
     app = make_service_app(
         title="ontology-query",
         resources=[*telemetry, partial(running_projection, settings, runner)],

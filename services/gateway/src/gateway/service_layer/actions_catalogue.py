@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bkn_common.i18n import Language
 from gateway.domain.inputs.actions import (
     ExecuteActionInput,
     GetActionExecutionInput,
@@ -12,7 +13,7 @@ from gateway.domain.inputs.actions import (
 from gateway.service_layer import actions
 from gateway.service_layer.registry import ToolDefinition
 
-LOGIC_VALUES = {
+LOGIC_VALUES: dict[Language, str] = {
     "zh-CN": "计算实例的逻辑属性：metric 在关联实例上聚合（计数、求和、均值、最小、最大，"
              "可带时间窗口与分组），operator 以知识网络托管代理调用绑定的工具（需要网络 execute "
              "权限）。datas 与 _instance_identity 逐项对齐；缺少参数返回 400 "
@@ -23,14 +24,14 @@ LOGIC_VALUES = {
              "network's execute permission). datas align with _instance_identity; missing "
              "parameters give 400 MISSING_INPUT_PARAMS listed per property.",
 }
-ACTION_INFO = {
+ACTION_INFO: dict[Language, str] = {
     "zh-CN": "取得行动类在给定实例上的函数调用定义（名称、说明、参数 JSON Schema，"
              "目标实例已预先绑定）与每次工具调用已绑定的参数，供 execute_action 使用。",
     "en-US": "Get the function-call definition of an action type on given instances (name, "
              "description, parameters JSON schema with the target instances pre-bound) and "
              "the arguments already bound for each tool call, for execute_action.",
 }
-EXECUTE_ACTION = {
+EXECUTE_ACTION: dict[Language, str] = {
     "zh-CN": "异步执行行动：立即返回 execution_id，工具按行动类的模式逐实例或整体一次执行。"
              "有不可回滚的副作用；相同提交 60 秒内重复返回 409 "
              "duplicate_action_submission。用 get_action_execution 查询进度与结果。",
@@ -39,14 +40,14 @@ EXECUTE_ACTION = {
              "the same submission within 60 s is refused with 409 "
              "duplicate_action_submission. Follow it with get_action_execution.",
 }
-ACTION_EXECUTION = {
+ACTION_EXECUTION: dict[Language, str] = {
     "zh-CN": "查询一次行动执行的状态（pending、running、completed、failed）、逐实例结果与 "
              "success_count / failed_count。completed 表示执行结束，不代表每个实例都成功。",
     "en-US": "Get an action execution's status (pending, running, completed, failed), its "
              "per-instance results and success_count / failed_count. completed means the "
              "run ended, not that every instance succeeded.",
 }
-LIST_EXECUTIONS = {
+LIST_EXECUTIONS: dict[Language, str] = {
     "zh-CN": "分页列出知识网络上的行动执行（按请求时间倒序），可按行动类与状态过滤。",
     "en-US": "List a knowledge network's action executions, newest first, paged; filter by "
              "action type and status.",

@@ -11,7 +11,6 @@ from gateway.domain.inputs.lifecycle import FinishInteractionInput, StartInterac
 from gateway.service_layer.deps import Deps
 
 
-
 async def start_interaction(deps: Deps, ctx: CallContext, args: StartInteractionInput) -> dict[str, Any]:
     """Server-issued ids, or an error to retry: ids are never fabricated during an outage."""
     body = {

@@ -1,11 +1,74 @@
-"""Internal API of ontology-query for logic properties and action executions."""
+"""Internal API of ontology-query for logic properties and action executions (gateway only).
+
+Permissions are the gateway's to check; these routes answer for whatever network they name.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Any, Literal
 
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from bkn_common.http import request_language
+from ontology_query.service_layer.actions import PlanRequest, plan_action
+from ontology_query.service_layer.logic import LogicRequest, network_store, resolve_logic_properties
 from ontology_query.service_layer.state import OntologyState
 
 
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LogicBody(Strict):
+    kn_id: str
+    ot_id: str
+    identities: list[Any] = Field(min_length=1)
+    properties: list[str] = Field(min_length=1)
+    dynamic_params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class PlanBody(Strict):
+    kn_id: str
+    action_type_id: str
+    identities: list[Any] = Field(min_length=1)
+    inputs: dict[str, Any] | None = None
+
+
+class ExecutionBody(Strict):
+    kn_id: str
+    execution_id: str
+
+
+class ExecutionPageBody(Strict):
+    kn_id: str
+    action_type_id: str | None = None
+    status: Literal["pending", "running", "completed", "failed"] | None = None
+    limit: int = Field(20, ge=1, le=100)
+    offset: int = Field(0, ge=0)
+
+
 def router(state: OntologyState) -> APIRouter:
-    return APIRouter(prefix="/internal/v1")
+    api = APIRouter(prefix="/internal/v1")
+
+    @api.post("/logic-properties/resolve")
+    async def resolve(body: LogicBody, request: Request) -> dict[str, Any]:
+        logic = LogicRequest(**body.model_dump())
+        return resolve_logic_properties(state, logic, request_language(request))
+
+    @api.post("/actions/plan")
+    async def plan(body: PlanBody) -> dict[str, Any]:
+        return plan_action(state, PlanRequest(**body.model_dump()))
+
+    @api.post("/actions/executions/get")
+    async def get_execution(body: ExecutionBody) -> dict[str, Any]:
+        network_store(state, body.kn_id)
+        return state.executions.get(body.kn_id, body.execution_id)
+
+    @api.post("/actions/executions/list")
+    async def list_executions(body: ExecutionPageBody) -> dict[str, Any]:
+        network_store(state, body.kn_id)
+        return state.executions.page(body.kn_id, action_type_id=body.action_type_id,
+                                     status=body.status, limit=body.limit, offset=body.offset)
+
+    return api

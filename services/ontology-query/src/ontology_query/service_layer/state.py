@@ -15,6 +15,7 @@ from ontology_query.domain.model import (
     RelationType,
 )
 from ontology_query.domain.store import OntologyStore
+from ontology_query.service_layer.actions import ActionExecutions
 
 
 @dataclass
@@ -33,9 +34,11 @@ class OntologyState:
     stores: dict[str, OntologyStore] = field(default_factory=dict)
     schema: dict[str, NetworkSchemaExtras] = field(default_factory=dict)
     mounted_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    executions: ActionExecutions = field(default_factory=ActionExecutions)
 
     def snapshot(self) -> dict[str, Any]:
-        sections: dict[str, Any] = {**self.access.snapshot(), "mounted_counts": self.mounted_counts}
+        sections: dict[str, Any] = {**self.access.snapshot(), "mounted_counts": self.mounted_counts,
+                                    "action_executions": self.executions.snapshot()}
         for kn_id, extras in self.schema.items():
             sections[f"schema:{kn_id}"] = {
                 kind: {k: v.model_dump(mode="json") for k, v in getattr(extras, kind).items()}
@@ -63,7 +66,7 @@ class OntologyState:
 
     def apply(self, record: ev.EventRecord) -> None:
         event = record.event
-        if self.access.apply(record):
+        if self.access.apply(record) or self.executions.apply(event):
             return
         match event:
             case ev.ObjectTypeUpserted():

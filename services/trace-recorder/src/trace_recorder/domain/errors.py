@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (message templates read best one per line)
 """Refusals of the trace core (stable codes, rendered in zh-CN or en-US)."""
 
 from __future__ import annotations

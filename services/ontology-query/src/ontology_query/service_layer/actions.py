@@ -1,0 +1,275 @@
+"""Actions: binding an action type's parameters to instances, and the executions view.
+
+Binding. Each parameter of an action type says where its value comes from::
+
+    order_id: {value_from: property, value: po_id}     # the instance's property
+    base:     {value_from: const, value: CNY}          # a constant
+    channel:  {value_from: input, required: false}     # the caller's ``parameters`` (required
+                                                       # unless ``required: false``)
+
+``per_instance`` plans one tool call per target; ``once`` plans a single call in which a
+property-bound parameter receives the list of the targets' values (in target order).
+
+Executions. ontology-query materializes the ACTIONS topic: ``action.execution.requested``
+(from the gateway) opens a record as ``pending``; ``action.execution.updated`` (from
+tool-executor) moves it to ``running`` and then ``completed`` or ``failed``. A terminal status
+is final: a late or repeated update never reopens it. ``completed`` means the run finished,
+not that every target succeeded: ``failed_count`` says how many did not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bkn_common import events as ev
+from bkn_common.errors import ApiError
+from bkn_common.i18n import register_messages
+from ontology_query.service_layer.logic import (
+    LogicCode,
+    canonical_identity,
+    definition_invalid,
+    find_instance,
+    identity_text,
+    invalid_identity,
+    invalid_params,
+    missing_params_error,
+    network_store,
+    object_type_of,
+)
+
+if TYPE_CHECKING:
+    from ontology_query.service_layer.state import OntologyState
+
+TERMINAL = frozenset({"completed", "failed"})
+
+
+class ActionCode:
+    ACTION_TYPE_NOT_FOUND = "action_type_not_found"
+    EXECUTION_NOT_FOUND = "action_execution_not_found"
+
+
+register_messages({
+    ActionCode.ACTION_TYPE_NOT_FOUND: {
+        "zh-CN": "知识网络 {kn_id} 中不存在行动类 {action_type_id}。",
+        "en-US": "Knowledge network {kn_id} has no action type {action_type_id}.",
+    },
+    ActionCode.EXECUTION_NOT_FOUND: {
+        "zh-CN": "知识网络 {kn_id} 中不存在行动执行 {execution_id}。",
+        "en-US": "Knowledge network {kn_id} has no action execution {execution_id}.",
+    },
+})
+
+
+# -- binding --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ActionParam:
+    name: str
+    source: str
+    value: Any = None
+    required: bool = True
+
+    @classmethod
+    def parse(cls, action_id: str, name: str, raw: object) -> ActionParam:
+        if not isinstance(raw, Mapping):
+            return cls(name, "const", raw)
+        source = raw.get("value_from", "const")
+        if source not in ("property", "const", "input"):
+            raise definition_invalid(f"{action_id}.{name}",
+                                     f"value_from must be property, const or input, got {source!r}")
+        if source == "property" and not isinstance(raw.get("value"), str):
+            raise definition_invalid(f"{action_id}.{name}",
+                                     "a property binding names the property in value")
+        return cls(name, source, raw.get("value"), bool(raw.get("required", True)))
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    kn_id: str
+    action_type_id: str
+    identities: list[Any]
+    inputs: dict[str, Any] | None = None  # None: describe only (get_action_info), inputs unchecked
+
+
+def plan_action(state: OntologyState, request: PlanRequest) -> dict[str, Any]:
+    """The action type, its targets and the tool calls it stands for on those instances.
+
+    Unknown instances are refused (404, all listed), as are missing required inputs
+    (``MISSING_INPUT_PARAMS``) and inputs the action type does not declare.
+    """
+    store = network_store(state, request.kn_id)
+    extras = state.schema.get(request.kn_id)
+    action = extras.action_types.get(request.action_type_id) if extras else None
+    if action is None:
+        raise ApiError(ActionCode.ACTION_TYPE_NOT_FOUND, 404,
+                       params={"kn_id": request.kn_id, "action_type_id": request.action_type_id},
+                       details={"kn_id": request.kn_id, "action_type_id": request.action_type_id})
+    object_type = object_type_of(store, action.object_type_id)
+    params = [ActionParam.parse(action.id, name, raw) for name, raw in action.parameters.items()]
+    inputs = _checked_inputs(action, params, request.inputs)
+    identities = [
+        canonical_identity(object_type, raw, i) for i, raw in enumerate(request.identities)
+    ]
+    for index, identity in enumerate(identities):
+        if identity in identities[:index]:
+            raise invalid_identity(index, "the instance is listed twice; an action acts once "
+                                          "per instance")
+    instances = [find_instance(store, object_type, identity) for identity in identities]
+    absent = [identity for identity, obj in zip(identities, instances, strict=True) if obj is None]
+    if absent:
+        raise ApiError(LogicCode.INSTANCE_NOT_FOUND, 404,
+                       params={"ot_id": object_type.id, "identities": identity_text(absent)},
+                       details={"ot_id": object_type.id, "missing": absent})
+    rows = [dict(obj.properties) for obj in instances if obj is not None]
+    if action.mode == "per_instance":
+        calls = [{"targets": [i], "arguments": _arguments(params, [row], inputs, per_instance=True)}
+                 for i, row in enumerate(rows)]
+    else:
+        calls = [{"targets": list(range(len(rows))),
+                  "arguments": _arguments(params, rows, inputs, per_instance=False)}]
+    return {
+        "action_type": {
+            "id": action.id, "name": action.name, "description": action.description,
+            "object_type_id": action.object_type_id, "toolbox_id": action.toolbox_id,
+            "tool_id": action.tool_id, "mode": action.mode,
+        },
+        "targets": [{"ot_id": object_type.id, "identity": identity} for identity in identities],
+        "input_parameters": [
+            {"name": p.name, "required": p.required} for p in params if p.source == "input"
+        ],
+        "calls": calls,
+    }
+
+
+def _checked_inputs(
+    action: ev.ActionTypeUpserted, params: Sequence[ActionParam], given: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    if given is None:
+        return {}
+    declared = {p.name: p for p in params if p.source == "input"}
+    extra = sorted(set(given) - set(declared))
+    if extra:
+        raise invalid_params(
+            f"action {action.id} takes no parameter {', '.join(extra)} "
+            f"(accepted: {', '.join(declared) or '-'})",
+            action_type_id=action.id, unexpected=extra, accepted=list(declared))
+    absent = [name for name, p in declared.items() if p.required and given.get(name) is None]
+    if absent:
+        raise missing_params_error([("action_type_id", action.id, absent)])
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _arguments(
+    params: Sequence[ActionParam], rows: Sequence[Mapping[str, Any]], inputs: Mapping[str, Any],
+    *, per_instance: bool,
+) -> dict[str, Any]:
+    arguments: dict[str, Any] = {}
+    for p in params:
+        if p.source == "const":
+            arguments[p.name] = p.value
+        elif p.source == "input":
+            if p.name in inputs:
+                arguments[p.name] = inputs[p.name]
+        elif per_instance:
+            value = rows[0].get(p.value)
+            if value is not None:
+                arguments[p.name] = value
+        else:
+            arguments[p.name] = [row.get(p.value) for row in rows]
+    return arguments
+
+
+# -- executions -----------------------------------------------------------------------------
+
+class ActionExecutions:
+    """Execution records by id, folded from the ACTIONS topic (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, dict[str, Any]] = {}
+
+    def apply(self, event: ev.Event) -> bool:
+        if isinstance(event, ev.ActionExecutionRequested):
+            self._requested(event)
+        elif isinstance(event, ev.ActionExecutionUpdated):
+            self._updated(event)
+        else:
+            return False
+        return True
+
+    def _requested(self, event: ev.ActionExecutionRequested) -> None:
+        record = self._records.get(event.execution_id)
+        raw_plan = event.parameters.get("plan")
+        plan: dict[str, Any] = raw_plan if isinstance(raw_plan, dict) else {}
+        opened = {
+            "execution_id": event.execution_id,
+            "kn_id": event.kn_id,
+            "action_type_id": event.action_type_id,
+            "caller": event.caller,
+            "mode": plan.get("mode"),
+            "tool": {"toolbox_id": plan.get("toolbox_id"), "tool_id": plan.get("tool_id")},
+            "targets": [t.identity for t in event.targets],
+            "parameters": event.parameters.get("inputs", {}),
+            "requested_at": event.requested_at.isoformat(),
+        }
+        if record is None:
+            self._records[event.execution_id] = {
+                **opened, "status": "pending", "success_count": 0, "failed_count": 0,
+                "results": [], "updated_at": opened["requested_at"],
+            }
+        else:  # an update came first (or the request was published again): fill, keep status
+            record.update({k: v for k, v in opened.items() if not record.get(k)})
+
+    def _updated(self, event: ev.ActionExecutionUpdated) -> None:
+        record = self._records.setdefault(event.execution_id, {
+            "execution_id": event.execution_id, "kn_id": event.kn_id,
+            "action_type_id": event.action_type_id, "caller": None, "mode": None, "tool": None,
+            "targets": [], "parameters": {}, "requested_at": None, "status": "pending",
+        })
+        if record["status"] in TERMINAL:
+            return
+        record.update(
+            status=event.status,
+            success_count=event.success_count,
+            failed_count=event.failed_count,
+            results=[r.model_dump(mode="json") for r in event.results],
+            updated_at=event.updated_at.isoformat(),
+        )
+
+    def get(self, kn_id: str, execution_id: str) -> dict[str, Any]:
+        record = self._records.get(execution_id)
+        if record is None or record["kn_id"] != kn_id:
+            raise ApiError(ActionCode.EXECUTION_NOT_FOUND, 404,
+                           params={"kn_id": kn_id, "execution_id": execution_id},
+                           details={"kn_id": kn_id, "execution_id": execution_id})
+        return _view(record)
+
+    def page(
+        self, kn_id: str, *, action_type_id: str | None, status: str | None, limit: int, offset: int
+    ) -> dict[str, Any]:
+        """Newest first (by request time, then id); summaries without per-target results."""
+        matched = [
+            r for r in self._records.values()
+            if r["kn_id"] == kn_id
+            and (action_type_id is None or r["action_type_id"] == action_type_id)
+            and (status is None or r["status"] == status)
+        ]
+        matched.sort(key=lambda r: (r.get("requested_at") or "", r["execution_id"]), reverse=True)
+        window = matched[offset: offset + limit]
+        return {
+            "executions": [{k: v for k, v in _view(r).items() if k != "results"} for r in window],
+            "total_count": len(matched),
+            "offset": offset,
+            "limit": limit,
+            "has_more": offset + len(window) < len(matched),
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        return {k: dict(v) for k, v in self._records.items()}
+
+
+def _view(record: Mapping[str, Any]) -> dict[str, Any]:
+    view = dict(record)
+    view["target_count"] = len(record.get("targets") or [])
+    return view

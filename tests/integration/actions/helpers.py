@@ -1,0 +1,216 @@
+"""Helpers of the logic-property and action tests: the demo bundle as the reference, events
+to and from the mesh's own topics, calls through the gateway, upstream counters."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from bkn_common import events as ev
+from bkn_common.events import decode_event, encode_event
+from bkn_common.keys import event_key
+from bkn_common.topics import ACTIONS, topic_for_event
+from clctl.bundle import Bundle, bundle_events, load_bundle
+from clctl.bundle.models import InstancesDoc
+from tests.support.mesh import RunningMesh
+
+KN = "supply_chain"
+ROOT = Path(__file__).resolve().parents[3]
+T = TypeVar("T")
+
+
+# -- the bundle as reference ----------------------------------------------------------------
+
+
+@cache
+def bundle() -> Bundle:
+    return load_bundle(ROOT / "examples" / "supply_chain")
+
+
+def objects(ot_id: str) -> list[dict[str, Any]]:
+    doc: InstancesDoc = bundle().of(InstancesDoc)[0]
+    return list(doc.objects[ot_id])
+
+
+def relations(rt_id: str) -> list[tuple[str, str]]:
+    doc: InstancesDoc = bundle().of(InstancesDoc)[0]
+    return [(s, t) for s, t in doc.relations[rt_id]]
+
+
+def schema_event(cls: type[T], entity_id: str) -> T:
+    """The bundle's own schema event (object type, action type, ...) with ``entity_id``."""
+    return next(
+        e
+        for e in bundle_events(bundle())
+        if isinstance(e, cls) and getattr(e, "id", None) == entity_id
+    )
+
+
+# -- Kafka ----------------------------------------------------------------------------------
+
+
+async def _publish(mesh: RunningMesh, events: Sequence[ev.Event]) -> None:
+    producer = AIOKafkaProducer(
+        bootstrap_servers=mesh.layout.kafka, acks="all", enable_idempotence=True
+    )
+    await producer.start()
+    try:
+        for event in events:
+            topic = topic_for_event(event).full_name(mesh.layout.topic_prefix)
+            await producer.send_and_wait(topic, encode_event(event), key=event_key(event))
+    finally:
+        await producer.stop()
+
+
+def publish(mesh: RunningMesh, *events: ev.Event) -> None:
+    """Publish to the mesh's own topics, as the control plane (or a producer) would."""
+    asyncio.run(_publish(mesh, events))
+
+
+async def _read_actions(mesh: RunningMesh) -> list[ev.Event]:
+    topic = ACTIONS.full_name(mesh.layout.topic_prefix)
+    consumer = AIOKafkaConsumer(
+        topic,
+        bootstrap_servers=mesh.layout.kafka,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+    )
+    await consumer.start()
+    try:
+        out: list[ev.Event] = []
+        while True:
+            batches = await consumer.getmany(timeout_ms=700)
+            if not batches:
+                return out
+            out.extend(decode_event(r.value).event for rs in batches.values() for r in rs)
+    finally:
+        await consumer.stop()
+
+
+def action_events(mesh: RunningMesh, execution_id: str) -> list[ev.Event]:
+    """Every ACTIONS record of one execution, in log order."""
+    return [
+        e
+        for e in asyncio.run(_read_actions(mesh))
+        if getattr(e, "execution_id", None) == execution_id
+    ]
+
+
+# -- calls ----------------------------------------------------------------------------------
+
+
+def ok(response: httpx.Response) -> dict[str, Any]:
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def refused(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    assert (response.status_code, response.json().get("code")) == (status, code), response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def start_interaction(mesh: RunningMesh, account: str = "dev") -> dict[str, str]:
+    data = ok(
+        mesh.call(
+            "bkn_start_interaction",
+            {
+                "question": f"actions test {uuid.uuid4().hex[:6]}",
+                "agent_name": "test",
+                "conversation_mode": "new",
+            },
+            account,
+        )
+    )
+    return {"conversation_id": data["conversation_id"], "interaction_id": data["interaction_id"]}
+
+
+def logic_values(
+    mesh: RunningMesh,
+    ot_id: str,
+    identities: list[dict[str, Any]],
+    properties: list[str],
+    dynamic_params: dict[str, Any] | None = None,
+    account: str = "dev",
+) -> httpx.Response:
+    return mesh.call(
+        "get_logic_properties_values",
+        {
+            "kn_id": KN,
+            "ot_id": ot_id,
+            "_instance_identity": identities,
+            "properties": properties,
+            "dynamic_params": dynamic_params or {},
+        },
+        account,
+    )
+
+
+def execute_action(
+    mesh: RunningMesh,
+    context: dict[str, str] | None,
+    at_id: str,
+    identities: list[dict[str, Any]],
+    parameters: dict[str, Any] | None = None,
+    account: str = "dev",
+) -> httpx.Response:
+    body: dict[str, Any] = {
+        "kn_id": KN,
+        "at_id": at_id,
+        "_instance_identity": identities,
+        "parameters": parameters or {},
+    }
+    if context is not None:
+        body["bkn_context"] = context
+    return mesh.call("execute_action", body, account)
+
+
+def execution(mesh: RunningMesh, execution_id: str, account: str = "dev") -> dict[str, Any]:
+    return ok(
+        mesh.call("get_action_execution", {"kn_id": KN, "execution_id": execution_id}, account)
+    )
+
+
+def wait_until(
+    predicate: Callable[[], T | None], timeout: float = 30.0, interval: float = 0.1
+) -> T:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not reached within {timeout} s")
+        time.sleep(interval)
+
+
+def wait_finished(mesh: RunningMesh, execution_id: str, timeout: float = 60.0) -> dict[str, Any]:
+    """Poll get_action_execution until the execution is completed or failed."""
+
+    def finished() -> dict[str, Any] | None:
+        record = execution(mesh, execution_id)
+        return record if record["status"] in ("completed", "failed") else None
+
+    return wait_until(finished, timeout, interval=0.2)
+
+
+def outcome(record: dict[str, Any]) -> tuple[str, int, int]:
+    return record["status"], record["success_count"], record["failed_count"]
+
+
+def finance_stats(mesh: RunningMesh) -> dict[str, int]:
+    stats: dict[str, int] = httpx.get(f"{mesh.url('finance_api')}/_stats", timeout=10).json()
+    return stats
+
+
+def po(po_id: str) -> dict[str, str]:
+    return {"po_id": po_id}
