@@ -34,12 +34,13 @@ MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 
 LIFECYCLE = frozenset({"bkn_start_interaction", "bkn_finish_interaction"})
-# Business tools the MCP spec (seed 003) names; a gateway registers a subset of them.
+# Business tools the MCP issue names (seed 003's list plus explore_subgraph).
 SPEC_BUSINESS = frozenset(
     {
         "search_schema",
         "query_object_instance",
         "query_instance_subgraph",
+        "explore_subgraph",
         "get_logic_properties_values",
         "get_action_info",
         "execute_action",

@@ -44,11 +44,13 @@ class CatalogState:
     toolboxes: dict[str, ev.ToolboxUpserted] = field(default_factory=dict)
     servers: dict[str, ev.McpServerUpserted] = field(default_factory=dict)
     skills: dict[str, ev.SkillUpserted] = field(default_factory=dict)
-    bindings: dict[str, list[ev.CapabilityRef]] = field(default_factory=dict)
+    bindings: dict[str, dict[str, ev.CapabilityRef]] = field(default_factory=dict)
+    """Per network, its mounted capabilities by key, in binding order."""
     owner_states: dict[tuple[str, str], str] = field(default_factory=dict)
     tool_states: dict[tuple[str, str], bool] = field(default_factory=dict)
     proxies: dict[str, tuple[str, bool]] = field(default_factory=dict)
     version: int = 0
+    _tools: dict[tuple[str, str], ev.ToolSpec | ev.McpToolSpec] = field(default_factory=dict, repr=False)
 
     def apply(self, record: ev.EventRecord) -> bool:
         """Fold one event in; returns whether the event concerned the catalogue."""
@@ -56,20 +58,18 @@ class CatalogState:
         match event:
             case ev.ToolboxUpserted():
                 self.toolboxes[event.id] = event
+                self._index_tools(event.id, event.tools)
             case ev.McpServerUpserted():
                 self.servers[event.id] = event
+                self._index_tools(event.id, event.tools)
             case ev.SkillUpserted():
                 self.skills[event.id] = event
             case ev.BindingsReplaced():
-                self.bindings[event.kn_id] = list(dict.fromkeys(event.capabilities))
+                self.bindings[event.kn_id] = {ref.key: ref for ref in event.capabilities}
             case ev.BindingMounted():
-                mounted = self.bindings.setdefault(event.kn_id, [])
-                if event.capability not in mounted:
-                    mounted.append(event.capability)
+                self.bindings.setdefault(event.kn_id, {}).setdefault(event.capability.key, event.capability)
             case ev.BindingUnmounted():
-                mounted = self.bindings.get(event.kn_id, [])
-                if event.capability in mounted:
-                    mounted.remove(event.capability)
+                self.bindings.get(event.kn_id, {}).pop(event.capability.key, None)
             case ev.OwnerStateChanged():
                 self.owner_states[(event.owner_kind, event.owner_id)] = event.state
             case ev.ToolStateChanged():
@@ -87,33 +87,33 @@ class CatalogState:
             "toolboxes": {k: v.model_dump(mode="json") for k, v in self.toolboxes.items()},
             "mcp_servers": {k: v.model_dump(mode="json") for k, v in self.servers.items()},
             "skills": {k: v.model_dump(mode="json") for k, v in self.skills.items()},
-            "bindings": {k: [r.key for r in v] for k, v in self.bindings.items()},
+            "bindings": {k: list(v) for k, v in self.bindings.items()},
             "owner_states": {f"{k[0]}:{k[1]}": v for k, v in self.owner_states.items()},
             "tool_states": {f"{k[0]}:{k[1]}": v for k, v in self.tool_states.items()},
             "proxies": {k: list(v) for k, v in self.proxies.items()},
         }
 
+    def _index_tools(self, owner_id: str, tools: tuple[ev.ToolSpec, ...] | tuple[ev.McpToolSpec, ...]) -> None:
+        for key in [k for k in self._tools if k[0] == owner_id]:
+            del self._tools[key]
+        self._tools.update({(owner_id, t.id): t for t in tools})
+
+    def mounted(self, kn_id: str) -> list[ev.CapabilityRef]:
+        """The network's mounted capabilities in binding order."""
+        return list(self.bindings.get(kn_id, {}).values())
+
     def is_bound(self, kn_id: str, ref: ev.CapabilityRef) -> bool:
-        return ref in self.bindings.get(kn_id, ())
+        return ref.key in self.bindings.get(kn_id, {})
 
     def tool_entry(self, ref: ev.CapabilityRef) -> ToolEntry | None:
         """The catalogue record of a tool capability (None for skills or unknown tools)."""
-        if ref.capability_type == "function":
-            box = self.toolboxes.get(ref.owner_id or "")
-            tool = next((t for t in box.tools if t.id == ref.capability_id), None) if box else None
-            if box is None or tool is None:
-                return None
+        tool = self._tools.get((ref.owner_id or "", ref.capability_id))
+        if ref.capability_type == "function" and isinstance(tool, ev.ToolSpec):
+            box = self.toolboxes[ref.owner_id or ""]
             return ToolEntry(ref, box.name, tool.name, tool.description, tool.use_rule, box.kind, tool)
-        if ref.capability_type == "mcp_tool":
-            server = self.servers.get(ref.owner_id or "")
-            mcp_tool = (
-                next((t for t in server.tools if t.id == ref.capability_id), None) if server else None
-            )
-            if server is None or mcp_tool is None:
-                return None
-            return ToolEntry(
-                ref, server.name, mcp_tool.name, mcp_tool.description, mcp_tool.use_rule, None, mcp_tool
-            )
+        if ref.capability_type == "mcp_tool" and isinstance(tool, ev.McpToolSpec):
+            server = self.servers[ref.owner_id or ""]
+            return ToolEntry(ref, server.name, tool.name, tool.description, tool.use_rule, None, tool)
         return None
 
     def gate(self, ref: ev.CapabilityRef) -> GateResult:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from functools import partial
 
 from fastapi import FastAPI
 
+from bkn_common.projection import ProjectionRunner
 from bkn_common.service import (
     make_service_app,
     projection_ready,
@@ -21,6 +26,27 @@ from ontology_query.service_layer.state import OntologyState
 from ontology_query.settings import OntologyQuerySettings
 
 
+@asynccontextmanager
+async def frozen_after_catch_up(runner: ProjectionRunner) -> AsyncIterator[None]:
+    """The replay allocates millions of long-lived objects: collect nothing while it runs
+    (a third of its time otherwise), then move them all to the permanent generation so later
+    collections never walk them (a full one takes about a second at 1.2M events)."""
+    gc.disable()
+
+    async def freeze() -> None:
+        await runner.caught_up.wait()
+        gc.collect()
+        gc.freeze()
+        gc.enable()
+
+    task = asyncio.create_task(freeze(), name="ontology-query-gc-freeze")
+    try:
+        yield
+    finally:
+        task.cancel()
+        gc.enable()
+
+
 def build_app(settings: OntologyQuerySettings) -> FastAPI:
     _, telemetry = service_telemetry(settings)
     state = OntologyState()
@@ -29,7 +55,8 @@ def build_app(settings: OntologyQuerySettings) -> FastAPI:
     )
     app = make_service_app(
         title="ontology-query",
-        resources=[*telemetry, partial(running_projection, settings, runner)],
+        resources=[*telemetry, partial(frozen_after_catch_up, runner),
+                   partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
     )
     app.include_router(state_router(state))

@@ -41,7 +41,11 @@ def router(index: CapabilityIndex) -> APIRouter:
             owner_id=body.owner_id,
             limit=body.limit,
         )
-        return {"hits": [h.as_dict() for h in result.hits], "total_matched": result.total_matched}
+        return {
+            "hits": [h.as_dict() for h in result.hits],
+            "total_matched": result.total_matched,
+            "mounted": result.mounted,
+        }
 
     @api.post("/describe")
     async def describe(body: DescribeBody) -> dict[str, object]:

@@ -99,25 +99,33 @@ class CapabilityIndex:
         }
 
     # -- queries --------------------------------------------------------------------------
+    def _mounted_by_key(self, kn_id: str) -> dict[str, ev.CapabilityRef]:
+        """The network's bindings by index key, in binding order (do not mutate)."""
+        return self.catalog.bindings.get(kn_id, {})
+
     def _candidates(
         self,
         kn_id: str,
         types: Sequence[str] | None,
         metadata_types: Sequence[str] | None,
         owner_id: str | None,
-    ) -> list[ev.CapabilityRef]:
-        out = []
-        for ref in self.catalog.bindings.get(kn_id, ()):
+    ) -> dict[str, ev.CapabilityRef]:
+        """Mounted capabilities passing the filters, by key, in binding order (do not mutate)."""
+        mounted = self._mounted_by_key(kn_id)
+        if not types and not metadata_types and owner_id is None:
+            return mounted
+        out = {}
+        for key, ref in mounted.items():
             if types and ref.capability_type not in types:
                 continue
             if owner_id is not None and ref.owner_id != owner_id:
                 continue
             if metadata_types and (
                 ref.capability_type != "function"
-                or self._metadata.get(ref.key) not in metadata_types
+                or self._metadata.get(key) not in metadata_types
             ):
                 continue
-            out.append(ref)
+            out[key] = ref
         return out
 
     def _hit(self, ref: ev.CapabilityRef, score: float | None) -> Hit | None:
@@ -137,12 +145,12 @@ class CapabilityIndex:
         limit: int = 20,
     ) -> SearchResult:
         """Ranked (with ``query``) or binding-ordered (without) hits among the mounts."""
-        candidates = self._candidates(kn_id, types, metadata_types, owner_id)
+        by_key = self._candidates(kn_id, types, metadata_types, owner_id)
         mounted = len(self.catalog.bindings.get(kn_id, ()))
         if not query or not query.strip():
-            hits = [h for ref in candidates if (h := self._hit(ref, None)) is not None]
-            return SearchResult(hits[:limit], len(hits), mounted)
-        by_key = {ref.key: ref for ref in candidates}
+            indexed = [ref for key, ref in by_key.items() if self.lexical.get(key) is not None]
+            hits = [h for ref in indexed[:limit] if (h := self._hit(ref, None)) is not None]
+            return SearchResult(hits, len(indexed), mounted)
         ranked = self.lexical.search(query, candidates=by_key.keys(), limit=max(len(by_key), 1))
         hits = [h for key, score in ranked[:limit] if (h := self._hit(by_key[key], score))]
         return SearchResult(hits, len(ranked), mounted)

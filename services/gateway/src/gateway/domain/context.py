@@ -31,6 +31,8 @@ class CallContext:
     invocation_id: str | None = None
     host_conversation_key: str | None = None
     traceparent: str | None = None
+    forwarded_host: str | None = None
+    forwarded_proto: str | None = None
     bkn: BknContext | None = None
     operation_id: str | None = None
     receipt_id: str | None = None

@@ -29,4 +29,6 @@ def call_context(
         invocation_id=validate_invocation_id(request.headers.get(INVOCATION_HEADER)),
         host_conversation_key=request.headers.get(HOST_CONVERSATION_HEADER),
         traceparent=request.headers.get("traceparent"),
+        forwarded_host=request.headers.get("x-forwarded-host"),
+        forwarded_proto=request.headers.get("x-forwarded-proto"),
     )

@@ -37,8 +37,8 @@ def permission_request(deps: Deps, ctx: CallContext) -> dict[str, Any] | None:
         return None
     # Behind an ingress the link is absolute on the host the caller used (X-Forwarded-Host);
     # in-cluster it stays relative to the Studio host.
-    host = getattr(ctx, "forwarded_host", None)
-    proto = getattr(ctx, "forwarded_proto", None) or "https"
+    host = ctx.forwarded_host
+    proto = ctx.forwarded_proto or "https"
     return {"path_template": template, "base_url": f"{proto}://{host}" if host else None}
 
 

@@ -99,6 +99,5 @@ def ontology_tools() -> list[ToolDefinition]:
                        d["query_instance_subgraph"], ontology.query_instance_subgraph,
                        evidence=ontology.subgraph_evidence),
         ToolDefinition("explore_subgraph", ExploreSubgraphInput, d["explore_subgraph"],
-                       ontology.explore_subgraph, evidence=ontology.explore_evidence,
-                       on_mcp=False),
+                       ontology.explore_subgraph, evidence=ontology.explore_evidence),
     ]  # fmt: skip

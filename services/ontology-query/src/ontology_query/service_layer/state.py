@@ -33,11 +33,21 @@ class OntologyState:
     access: NetworkAccess = field(default_factory=NetworkAccess)
     stores: dict[str, OntologyStore] = field(default_factory=dict)
     schema: dict[str, NetworkSchemaExtras] = field(default_factory=dict)
-    mounted_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    mounted: dict[str, list[ev.CapabilityRef]] = field(default_factory=dict)
+
+    def mounted_counts(self, kn_id: str) -> dict[str, int] | None:
+        """Mounted capabilities per type; None when no binding of the network was ever seen."""
+        refs = self.mounted.get(kn_id)
+        if refs is None:
+            return None
+        counts: dict[str, int] = {}
+        for ref in refs:
+            counts[ref.capability_type] = counts.get(ref.capability_type, 0) + 1
+        return counts
     executions: ActionExecutions = field(default_factory=ActionExecutions)
 
     def snapshot(self) -> dict[str, Any]:
-        sections: dict[str, Any] = {**self.access.snapshot(), "mounted_counts": self.mounted_counts,
+        sections: dict[str, Any] = {**self.access.snapshot(), "mounted": {k: [r.key for r in v] for k, v in self.mounted.items()},
                                     "action_executions": self.executions.snapshot()}
         for kn_id, extras in self.schema.items():
             sections[f"schema:{kn_id}"] = {
@@ -102,7 +112,11 @@ class OntologyState:
                     RelationInstance(event.rt_id, event.source_id, event.target_id)
                 )
             case ev.BindingsReplaced():
-                counts: dict[str, int] = {}
-                for ref in event.capabilities:
-                    counts[ref.capability_type] = counts.get(ref.capability_type, 0) + 1
-                self.mounted_counts[event.kn_id] = counts
+                self.mounted[event.kn_id] = list(dict.fromkeys(event.capabilities))
+            case ev.BindingMounted():
+                mounted = self.mounted.setdefault(event.kn_id, [])
+                if event.capability not in mounted:
+                    mounted.append(event.capability)
+            case ev.BindingUnmounted():
+                if event.capability in self.mounted.get(event.kn_id, []):
+                    self.mounted[event.kn_id].remove(event.capability)

@@ -29,8 +29,7 @@ def resolve(
     Without ``refs``: every capability mounted on the network, in binding order. A toolbox
     whose schemas cannot be built is skipped (listed in ``skipped_owners``), not fatal.
     """
-    bound = state.bound(kn_id)  # a set: membership per item stays constant-time
-    targets = list(state.catalog.bindings.get(kn_id, ())) if refs is None else list(refs)
+    targets = state.catalog.mounted(kn_id) if refs is None else list(refs)
     items: list[dict[str, Any]] = []
     skipped: set[str] = set()
     for ref in targets:
@@ -39,7 +38,7 @@ def resolve(
         gate = state.catalog.gate(ref)
         item: dict[str, Any] = {
             **ref.model_dump(),
-            "bound": ref in bound,
+            "bound": state.catalog.is_bound(kn_id, ref),
             "gate_passed": gate.passed,
             "gate_reason": gate.reason,
         }

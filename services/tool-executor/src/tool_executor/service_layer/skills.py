@@ -32,7 +32,7 @@ class SkillService:
     def list_skills(self, kn_id: str, account: str) -> dict[str, Any]:
         self.state.require_network_permission(kn_id, account, "view_detail")
         skills = []
-        for ref in self.state.catalog.bindings.get(kn_id, ()):
+        for ref in self.state.catalog.mounted(kn_id):
             skill = self.state.catalog.skills.get(ref.capability_id)
             if ref.capability_type == "skill" and skill is not None:
                 skills.append({

@@ -17,9 +17,6 @@ class FactoryState:
 
     catalog: CatalogState = field(default_factory=CatalogState)
     access: NetworkAccess = field(default_factory=NetworkAccess)
-    _bound: dict[str, tuple[int, frozenset[ev.CapabilityRef]]] = field(
-        default_factory=dict, repr=False
-    )
 
     def apply(self, record: ev.EventRecord) -> None:
         if not self.catalog.apply(record):
@@ -28,25 +25,13 @@ class FactoryState:
     def snapshot(self) -> dict[str, object]:
         return {**self.catalog.snapshot(), **self.access.snapshot()}
 
-    def bound(self, kn_id: str) -> frozenset[ev.CapabilityRef]:
-        """The network's bindings as a set, kept until the catalogue changes.
-
-        Membership is asked per capability; on a list that is linear per question and
-        quadratic per listing of a big network.
-        """
-        cached = self._bound.get(kn_id)
-        if cached is None or cached[0] != self.catalog.version:
-            cached = (self.catalog.version, frozenset(self.catalog.bindings.get(kn_id, ())))
-            self._bound[kn_id] = cached
-        return cached[1]
-
     def owner_ref(self, kn_id: str, owner_id: str, tool_id: str) -> ev.CapabilityRef:
         """The capability a (toolbox_id, tool_id) pair names: a toolbox tool or an MCP tool."""
         for capability_type in ("function", "mcp_tool"):
             ref = ev.CapabilityRef(
                 capability_type=capability_type, capability_id=tool_id, owner_id=owner_id
             )
-            if ref in self.bound(kn_id):
+            if self.catalog.is_bound(kn_id, ref):
                 return ref
         kind = "mcp_tool" if owner_id in self.catalog.servers else "function"
         return ev.CapabilityRef(capability_type=kind, capability_id=tool_id, owner_id=owner_id)
@@ -60,7 +45,7 @@ class FactoryState:
     def check_executable(self, kn_id: str, ref: ev.CapabilityRef) -> str:
         """Bound, proxy synced, published, enabled; returns the network's proxy identity."""
         label = f"{ref.owner_id}/{ref.capability_id}"
-        if ref not in self.bound(kn_id):
+        if not self.catalog.is_bound(kn_id, ref):
             raise ApiError(
                 ExecCode.CAPABILITY_NOT_MOUNTED, 404, params={"capability": label, "kn_id": kn_id}
             )

@@ -59,7 +59,7 @@ class BeginBody(Strict):
     interaction_id: Id
     tool_name: Text
     input_hash: Text
-    correlation: Id
+    correlation: Annotated[str, StringConstraints(min_length=1, max_length=256)]  # invocation ids: <= 256
 
 
 class EvidenceBody(Strict):

@@ -1,0 +1,83 @@
+"""One toolbox whose schemas cannot be built is skipped; every other capability is returned.
+
+A broken record cannot travel through Kafka (the decoder validates every event), so this
+drives the execution factory's own view (tool-executor's ``resolve``) in-process with a
+catalogue record that was corrupted after validation.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bkn_common import events as ev
+from tool_executor.service_layer.catalog_view import resolve
+from tool_executor.service_layer.state import FactoryState
+
+
+def _apply(state: FactoryState, *events: ev.Event) -> None:
+    for event in events:
+        state.apply(ev.EventRecord(event=event, event_id="x", occurred_at=datetime.now(UTC)))
+
+
+def _ref(owner: str, tool: str) -> ev.CapabilityRef:
+    return ev.CapabilityRef(capability_type="function", capability_id=tool, owner_id=owner)
+
+
+def test_a_broken_toolbox_is_skipped_and_the_rest_is_returned() -> None:
+    good_op = ev.OpenApiOperation(
+        method="GET",
+        path="/rates",
+        parameters=(ev.OpenApiParameter(name="base", location="query"),),
+    )
+    good = ev.ToolboxUpserted(
+        id="box_good",
+        name="good",
+        kind="openapi",
+        server_url="http://x",
+        tools=(ev.ToolSpec(id="t1", name="t1", openapi=good_op),),
+    )
+    broken_op = ev.OpenApiOperation.model_construct(
+        method="GET", path="/x", parameters=None, request_body_schema=None
+    )
+    broken_tool = ev.ToolSpec.model_construct(
+        id="t2",
+        name="t2",
+        description="",
+        use_rule="",
+        openapi=broken_op,
+        function=None,
+        input_schema=None,
+    )
+    broken = ev.ToolboxUpserted.model_construct(
+        id="box_broken",
+        name="broken",
+        description="",
+        kind="openapi",
+        server_url="http://y",
+        timeout_seconds=10.0,
+        tools=(broken_tool,),
+    )
+    skill = ev.SkillUpserted(
+        id="s1", name="skill one", entry="python main.py", files={"main.py": ""}
+    )
+    refs = [
+        _ref("box_broken", "t2"),
+        _ref("box_good", "t1"),
+        ev.CapabilityRef(capability_type="skill", capability_id="s1"),
+    ]
+    state = FactoryState()
+    _apply(state, good, broken, skill, ev.BindingsReplaced(kn_id="kn", capabilities=tuple(refs)))
+    for owner, tool in (("box_good", "t1"), ("box_broken", "t2")):
+        _apply(
+            state,
+            ev.OwnerStateChanged(owner_kind="toolbox", owner_id=owner, state="published"),
+            ev.ToolStateChanged(owner_id=owner, tool_id=tool, enabled=True),
+        )
+
+    listed = resolve(state, "kn", None)
+    assert [i["capability_id"] for i in listed["items"]] == ["t1", "s1"]
+    assert listed["skipped_owners"] == ["box_broken"]
+    assert listed["items"][0]["input_schema"]["parameters"][0]["name"] == "base"
+
+    gated = resolve(state, "kn", refs)
+    assert [i["capability_id"] for i in gated["items"]] == ["t1", "s1"]

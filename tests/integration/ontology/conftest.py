@@ -1,0 +1,124 @@
+"""Ontology tool tests: one private mesh for the whole folder, with the demo network, a
+permission-request flow configured on the gateway, and two extra grants on the demo network:
+
+* ``viewer`` holds a grant on ``shipment`` without ``view_detail`` → its shipment queries are
+  refused with ``permission_guidance``;
+* ``service`` (a service account) holds view_detail and the same ``customer`` grant as
+  ``analyst`` → narrowed results with guidance but never a ``request_permission_url``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from pathlib import Path
+
+import pytest
+
+import tests.support.mesh as mesh_support
+from bkn_common import events as ev
+from bkn_common.kafka import EventPublisher, make_broker
+from bkn_common.settings import ServiceSettings
+from clctl.bundle.loader import load_bundle
+from clctl.bundle.to_events import bundle_events
+from tests.integration.ontology.helpers import KN
+from tests.support.infra import Infra
+from tests.support.mesh import RunningMesh, running_mesh
+
+ROOT = Path(__file__).resolve().parents[3]
+REQUEST_TEMPLATE = "/studio/bkn/{kn_id}/object-types/{ot_id}?dialog=permission"
+BLOCK = 20
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock, suppress(OSError):
+        sock.bind(("127.0.0.1", port))
+        return True
+    return False
+
+
+def _free_block() -> int:
+    bases = list(range(36000, 42000, BLOCK))
+    random.shuffle(bases)
+    for base in bases:
+        if all(_port_free(base + offset) for offset in range(BLOCK)):
+            return base
+    raise RuntimeError("no free block of ports for the ontology test mesh")
+
+
+def _network_with_test_grants() -> ev.NetworkUpserted:
+    events = bundle_events(load_bundle(ROOT / "examples" / "supply_chain"))
+    network = next(e for e in events if isinstance(e, ev.NetworkUpserted))
+    analyst = next(g for g in network.resource_grants if g.account == "analyst")
+    return network.model_copy(update={
+        "grants": (*network.grants, ev.NetworkGrant(account="service",
+                                                    permissions=("view_detail",))),
+        "resource_grants": (
+            *network.resource_grants,
+            ev.ResourceGrant(account="viewer", resource_type="object_type",
+                             resource_id="shipment", operations=("execute",)),
+            analyst.model_copy(update={"account": "service"}),
+        ),
+    })  # fmt: skip
+
+
+async def _publish(mesh: RunningMesh, events: list[ev.Event]) -> None:
+    settings = ServiceSettings(
+        kafka_bootstrap_servers=mesh.layout.kafka, topic_prefix=mesh.layout.topic_prefix
+    )
+    broker = make_broker(settings)
+    await broker.start()
+    try:
+        await EventPublisher(broker, mesh.layout.topic_prefix).publish_many(events)
+    finally:
+        await broker.stop()
+
+
+def _wait_for_grant(mesh: RunningMesh) -> None:
+    deadline = time.monotonic() + 30
+    body = {"kn_id": KN, "ot_id": "shipment", "limit": 1}
+    while time.monotonic() < deadline:
+        if mesh.call("query_object_instance", body, account="viewer").status_code == 403:
+            return
+        time.sleep(0.2)
+    raise RuntimeError("the test grants never reached ontology-query")
+
+
+@contextmanager
+def _started(infra: Infra, run_dir: Path, env: dict[str, str]) -> Iterator[RunningMesh]:
+    """A mesh on a free block of ports; a port taken meanwhile (the block lies in the ephemeral
+    range) costs one more try on another block."""
+    counter = mesh_support._next_base
+    saved = counter[0]
+    for attempt in range(3):
+        counter[0] = _free_block()
+        try:
+            stack = ExitStack()
+            running = stack.enter_context(running_mesh(infra, run_dir / str(attempt),
+                                                       extra_env=env))
+        except RuntimeError:
+            if attempt == 2:
+                raise
+            continue
+        finally:
+            counter[0] = saved
+        with stack:
+            yield running
+        return
+
+
+@pytest.fixture(scope="session")
+def mesh(infra: Infra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMesh]:
+    env = {
+        "GATEWAY_PERMISSION_REQUEST_PATH_TEMPLATE": REQUEST_TEMPLATE,
+        "GATEWAY_PERMISSION_REQUEST_DISABLED": "false",
+        "GATEWAY_ACCESS_CACHE_SECONDS": "0",
+    }
+    with _started(infra, tmp_path_factory.mktemp("ontology-mesh"), env) as running:
+        asyncio.run(_publish(running, [_network_with_test_grants()]))
+        _wait_for_grant(running)
+        yield running
