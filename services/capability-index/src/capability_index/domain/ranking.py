@@ -19,19 +19,29 @@ Evaluation is concept-at-a-time with MaxScore pruning at the level of alternativ
 alternative's upper bound plus that of all remaining concepts is below the current k-th best
 score, it can no longer bring a new document into the top ``limit`` and its (long, low-idf)
 posting list is only probed for documents that still can.  Results are exact top-k.
+
+Optionally (``embedder=...``, off by default) :meth:`LexicalIndex.search` fuses the lexical
+ranking with a dense-embedding ranking over the same candidate set by reciprocal rank
+fusion (:mod:`capability_index.domain.fusion`); :meth:`LexicalIndex.search_lexical` is
+always the exact BM25F top-k described above.
 """
 
 from __future__ import annotations
 
 import heapq
+import logging
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from capability_index.domain.embeddings import Embedder, VectorStore, embedding_text
+from capability_index.domain.fusion import FusionConfig, reciprocal_rank_fusion
 from capability_index.domain.query import Concept, analyze_query
 from capability_index.domain.synonyms import SynonymExpander, default_expander
 from capability_index.domain.tokenizer import tokenize
+
+_log = logging.getLogger(__name__)
 
 FIELDS: tuple[str, ...] = ("name", "use_rule", "description", "params")
 
@@ -70,7 +80,12 @@ def _field_texts(doc: CapabilityDoc) -> tuple[str, str, str, str]:
 
 
 class LexicalIndex:
-    """Incremental BM25F index over :class:`CapabilityDoc` (not thread-safe for writes)."""
+    """Incremental BM25F index over :class:`CapabilityDoc` (not thread-safe for writes).
+
+    With an ``embedder`` the index also keeps one vector per document (embedded lazily,
+    in batches, and again only when the document's text changes) and :meth:`search`
+    returns the reciprocal rank fusion of the lexical and the dense ranking.
+    """
 
     def __init__(
         self,
@@ -80,6 +95,8 @@ class LexicalIndex:
         synonyms: SynonymExpander | bool = True,
         synonym_weight: float = 1.0,
         tokenizer: Callable[[str], list[str]] = tokenize,
+        embedder: Embedder | None = None,
+        fusion: FusionConfig | None = None,
     ) -> None:
         cfg = dict(DEFAULT_FIELDS if fields is None else fields)
         if set(cfg) != set(FIELDS):
@@ -105,6 +122,29 @@ class LexicalIndex:
         self._sat_version = -1
         self._sat_cache: dict[str, dict[str, float]] = {}
         self._sat_cached = 0
+        self._fusion = fusion or FusionConfig()
+        self._vectors: VectorStore | None = (
+            None
+            if embedder is None
+            else VectorStore(embedder, query_cache_size=self._fusion.query_cache)
+        )
+
+    @property
+    def embedder(self) -> Embedder | None:
+        return None if self._vectors is None else self._vectors.embedder
+
+    @property
+    def fusion(self) -> FusionConfig:
+        return self._fusion
+
+    @fusion.setter
+    def fusion(self, config: FusionConfig) -> None:
+        self._fusion = config
+
+    @property
+    def fused(self) -> bool:
+        """Whether :meth:`search` fuses lexical and embedding rankings."""
+        return self._vectors is not None
 
     # ------------------------------------------------------------------ updates
     def upsert(self, doc: CapabilityDoc) -> None:
@@ -138,6 +178,10 @@ class LexicalIndex:
         self._version += 1
         self._doc_terms[cid] = tuple(per_term)
         self._doc_lens[cid] = tuple(lens)
+        if self._vectors is not None:
+            self._vectors.upsert(
+                cid, embedding_text(doc.name, doc.description, doc.use_rule, doc.param_names)
+            )
 
     def remove(self, capability_id: str) -> bool:
         """Remove a document; returns whether it was present."""
@@ -152,7 +196,16 @@ class LexicalIndex:
                 del postings[term]
         for fidx, flen in enumerate(self._doc_lens.pop(capability_id)):
             self._len_sums[fidx] -= flen
+        if self._vectors is not None:
+            self._vectors.remove(capability_id)
         return True
+
+    def refresh_embeddings(self) -> int:
+        """Embed the documents added or changed since the last search (0 without embedder).
+
+        Searches do this on their own; call it to keep that cost out of the first search.
+        """
+        return 0 if self._vectors is None else self._vectors.flush()
 
     def __contains__(self, capability_id: object) -> bool:
         return capability_id in self._docs
@@ -176,6 +229,45 @@ class LexicalIndex:
         limit: int,
     ) -> list[tuple[str, float]]:
         """Top ``limit`` (capability_id, score) pairs with score > 0, best first.
+
+        Ties are broken by capability_id. With ``candidates`` only those ids are scored.
+        Without an embedder this is :meth:`search_lexical` (BM25F scores); with one, the
+        reciprocal rank fusion of the lexical top ``max(limit, depth)`` and the embedding
+        top ``depth`` (cosine > ``min_similarity``) of the same candidates, the score
+        being the fused RRF score.
+        """
+        if self._vectors is None:
+            return self.search_lexical(query, candidates=candidates, limit=limit)
+        if limit <= 0 or not self._docs or not query or query.isspace():
+            return []
+        cset: AbstractSet[str] | None = None
+        if candidates is not None:
+            cset = candidates if isinstance(candidates, AbstractSet) else frozenset(candidates)
+            if not cset:
+                return []
+        cfg = self._fusion
+        lexical = self.search_lexical(query, candidates=cset, limit=max(limit, cfg.depth))
+        try:
+            dense = self._vectors.rank(
+                query, candidates=cset, limit=cfg.depth, min_similarity=cfg.min_similarity
+            )
+        except Exception:  # the dense signal is optional: fail open to the lexical ranking
+            _log.exception("embedding ranking failed; lexical ranking only")
+            return lexical[:limit]
+        return reciprocal_rank_fusion(
+            [([d for d, _ in lexical], 1.0), ([d for d, _ in dense], cfg.dense_weight)],
+            k=cfg.k,
+            limit=limit,
+        )
+
+    def search_lexical(
+        self,
+        query: str,
+        *,
+        candidates: Collection[str] | None = None,
+        limit: int,
+    ) -> list[tuple[str, float]]:
+        """Exact BM25F top ``limit`` (capability_id, score) pairs with score > 0, best first.
 
         Ties are broken by capability_id. With ``candidates`` only those ids are scored.
         """

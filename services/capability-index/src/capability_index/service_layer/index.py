@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from bkn_common import events as ev
 from bkn_common.catalog_state import CatalogState
 from capability_index.domain.documents import skill_document, tool_document
+from capability_index.domain.embeddings import Embedder
 from capability_index.domain.ranking import LexicalIndex
 
 
@@ -43,9 +44,9 @@ class SearchResult:
 class CapabilityIndex:
     """Applies catalogue events and answers searches restricted to a network's mounts."""
 
-    def __init__(self) -> None:
+    def __init__(self, embedder: Embedder | None = None) -> None:
         self.catalog = CatalogState()
-        self.lexical = LexicalIndex()
+        self.lexical = LexicalIndex(embedder=embedder)
         self._refs: dict[str, ev.CapabilityRef] = {}
         self._metadata: dict[str, str | None] = {}
 
