@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
+from faststream.kafka import KafkaBroker
 from opentelemetry.sdk.trace import TracerProvider
 
 from bkn_common.digest import Snapshotting, state_digest
@@ -114,3 +115,20 @@ def state_router(store: Snapshotting) -> APIRouter:
         return store.snapshot().get(section)
 
     return router
+
+
+@asynccontextmanager
+async def connected_broker(broker: KafkaBroker) -> AsyncIterator[KafkaBroker]:
+    """Lifespan resource: the service's producer, connected while it runs."""
+    await broker.connect()
+    try:
+        yield broker
+    finally:
+        await broker.stop()
+
+
+def broker_ready(broker: KafkaBroker) -> ReadinessCheck:
+    async def check() -> bool:
+        return bool(await broker.ping(timeout=2))
+
+    return check

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI
 from starlette.routing import Route
 
 from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.redis import make_redis, redis_ready
-from bkn_common.service import make_service_app, service_telemetry
+from bkn_common.service import connected_broker, make_service_app, service_telemetry
 from gateway.adapters.idempotency import IdempotencyStore
 from gateway.adapters.identity import Authenticator
 from gateway.adapters.internal import InternalServices
@@ -65,14 +66,6 @@ def build_app(settings: GatewaySettings) -> FastAPI:
             yield
 
     @asynccontextmanager
-    async def producer() -> AsyncIterator[None]:
-        await broker.connect()
-        try:
-            yield
-        finally:
-            await broker.stop()
-
-    @asynccontextmanager
     async def clients() -> AsyncIterator[None]:
         try:
             yield
@@ -92,7 +85,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
 
     app = make_service_app(
         title="gateway",
-        resources=[*telemetry, clients, producer, mcp_sessions],
+        resources=[*telemetry, clients, partial(connected_broker, broker), mcp_sessions],
         readiness={
             "redis": redis_check,
             **{n: service_check(n) for n in ("capability_index", "tool_executor", "ontology_query")},

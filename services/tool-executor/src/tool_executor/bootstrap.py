@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from functools import partial
 
 from fastapi import FastAPI
@@ -11,6 +11,8 @@ from fastapi import FastAPI
 from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.redis import make_redis
 from bkn_common.service import (
+    broker_ready,
+    connected_broker,
     make_service_app,
     projection_ready,
     projection_runner,
@@ -42,34 +44,22 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     actions = ActionConsumer(settings, ActionRunner(executor, publisher, ledger), runner.caught_up)
 
     @asynccontextmanager
-    async def producer() -> AsyncIterator[None]:
-        await broker.connect()
-        try:
-            yield
-        finally:
-            await broker.stop()
-            await http.close()
-
-    async def broker_ready() -> bool:
-        return await broker.ping(timeout=2)
-
-    @asynccontextmanager
     async def action_consumer() -> AsyncIterator[None]:
         await actions.start()
         try:
             yield
         finally:
             await actions.stop()
-            await redis.aclose()
 
     async def actions_ready() -> bool:
         return actions.running
 
     app = make_service_app(
         title="tool-executor",
-        resources=[*telemetry, partial(running_projection, settings, runner), producer,
+        resources=[*telemetry, partial(aclosing, http), partial(aclosing, redis),
+                   partial(running_projection, settings, runner), partial(connected_broker, broker),
                    action_consumer],
-        readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready,
+        readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
                    "action_consumer": actions_ready},
     )
     app.include_router(state_router(state))

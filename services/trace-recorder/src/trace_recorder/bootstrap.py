@@ -3,8 +3,7 @@ Redis coordination and the internal HTTP API."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing
 from functools import partial
 
 from fastapi import FastAPI
@@ -12,6 +11,8 @@ from fastapi import FastAPI
 from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import (
+    broker_ready,
+    connected_broker,
     make_service_app,
     projection_ready,
     projection_runner,
@@ -43,25 +44,14 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
     runner = projection_runner(settings, CONSUMER, (TRACE, RECEIPTS, SPANS), store)
     health = Health(coordination, runner, settings.probe_timeout_seconds)
 
-    @asynccontextmanager
-    async def producer() -> AsyncIterator[None]:
-        await broker.connect()
-        try:
-            yield
-        finally:
-            await broker.stop()
-            await redis.aclose()
-
-    async def broker_ready() -> bool:
-        return await broker.ping(timeout=2)
-
     async def coordination_ready() -> bool:
         return await redis_ready(redis)
 
     app = make_service_app(
         title="trace-recorder",
-        resources=[*telemetry, partial(running_projection, settings, runner), producer],
-        readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready,
+        resources=[*telemetry, partial(aclosing, redis), partial(running_projection, settings, runner),
+                   partial(connected_broker, broker)],
+        readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
                    "redis": coordination_ready},
     )
     install_trace_errors(app)

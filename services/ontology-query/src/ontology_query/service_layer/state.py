@@ -47,8 +47,11 @@ class OntologyState:
     executions: ActionExecutions = field(default_factory=ActionExecutions)
 
     def snapshot(self) -> dict[str, Any]:
-        sections: dict[str, Any] = {**self.access.snapshot(), "mounted": {k: [r.key for r in v] for k, v in self.mounted.items()},
-                                    "action_executions": self.executions.snapshot()}
+        sections: dict[str, Any] = {
+            **self.access.snapshot(),
+            "mounted": {k: [r.key for r in v] for k, v in self.mounted.items()},
+            "action_executions": self.executions.snapshot(),
+        }
         for kn_id, extras in self.schema.items():
             sections[f"schema:{kn_id}"] = {
                 kind: {k: v.model_dump(mode="json") for k, v in getattr(extras, kind).items()}

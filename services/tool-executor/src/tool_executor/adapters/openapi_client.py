@@ -48,5 +48,5 @@ class OpenApiClient:
             body = content.decode(errors="replace")
         return UpstreamResponse(response.status_code, body, content_type)
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         await self._client.aclose()
