@@ -34,6 +34,7 @@ async def test_begin_derives_the_key_and_records_a_pending_operation(rig) -> Non
     op = rig.store.operations[begun["operation_id"]]
     assert op.operation_key == operation_key(started["interaction_id"], "call-1",
                                              "query_object_instance")
+    await rig.core.drain()  # the pending record is published off the caller's path
     assert rig.sink.of_type(ev.OperationRecorded)[0].receipt_status == "pending"
 
 

@@ -13,7 +13,6 @@ from fastapi.responses import JSONResponse
 from opentelemetry import trace
 from opentelemetry.propagate import extract
 from opentelemetry.trace import SpanKind
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -34,15 +33,31 @@ def request_id(request: Request) -> str:
     return str(value) if value else uuid.uuid4().hex
 
 
-class RequestIdMiddleware(BaseHTTPMiddleware):
-    """Reuse the caller's ``bkn-request-id`` (or ``X-Request-Id``) or issue one; echo it back."""
+class RequestIdMiddleware:
+    """Reuse the caller's ``bkn-request-id`` (or ``X-Request-Id``) or issue one; echo it back.
 
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        incoming = request.headers.get(REQUEST_ID_HEADER) or request.headers.get("x-request-id")
-        request.state.request_id = incoming if incoming and len(incoming) <= 128 else uuid.uuid4().hex
-        response = await call_next(request)
-        response.headers[REQUEST_ID_HEADER] = request.state.request_id
-        return response
+    Plain ASGI (no BaseHTTPMiddleware): it sits on every request of every service.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers", []))
+        incoming = (headers.get(b"bkn-request-id") or headers.get(b"x-request-id") or b"").decode("latin-1")
+        value = incoming if incoming and len(incoming) <= 128 else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = value
+
+        async def with_header(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"bkn-request-id"]
+                message = {**message, "headers": [*kept, (b"bkn-request-id", value.encode("latin-1"))]}
+            await send(message)
+
+        await self.app(scope, receive, with_header)
 
 
 def error_response(request: Request, error: ApiError) -> JSONResponse:

@@ -3,7 +3,8 @@ Redis coordination and the internal HTTP API."""
 
 from __future__ import annotations
 
-from contextlib import aclosing
+from collections.abc import AsyncIterator
+from contextlib import aclosing, asynccontextmanager
 from functools import partial
 
 from fastapi import FastAPI
@@ -50,7 +51,7 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
     app = make_service_app(
         title="trace-recorder",
         resources=[*telemetry, partial(aclosing, redis), partial(running_projection, settings, runner),
-                   partial(connected_broker, broker)],
+                   partial(connected_broker, broker), partial(_draining, core)],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
                    "redis": coordination_ready},
     )
@@ -64,3 +65,12 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
     app.state.store = store
     app.state.runner = runner
     return app
+
+
+@asynccontextmanager
+async def _draining(core: Core) -> AsyncIterator[None]:
+    """At shutdown, wait for records still being published in the background."""
+    try:
+        yield
+    finally:
+        await core.drain()

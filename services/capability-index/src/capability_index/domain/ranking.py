@@ -260,6 +260,21 @@ class LexicalIndex:
             limit=limit,
         )
 
+    def match_count(self, query: str, *, candidates: Collection[str] | None = None) -> int:
+        """How many documents (among ``candidates``) the query matches lexically, i.e. how
+        many have a score > 0 — without scoring them (a union of posting lists)."""
+        if not self._docs or not query or query.isspace():
+            return 0
+        matched: set[str] = set()
+        for concept in self._plan(self.analyze(query), len(self._docs)):
+            for alt in concept.alternatives:
+                for _term, _factor, plist in alt.terms:
+                    matched.update(plist.keys())
+        if candidates is None:
+            return len(matched)
+        cset = candidates if isinstance(candidates, AbstractSet) else frozenset(candidates)
+        return len(matched & cset) if len(matched) < len(cset) else sum(1 for d in cset if d in matched)
+
     def search_lexical(
         self,
         query: str,

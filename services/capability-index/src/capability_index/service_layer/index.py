@@ -152,9 +152,11 @@ class CapabilityIndex:
             indexed = [ref for key, ref in by_key.items() if self.lexical.get(key) is not None]
             hits = [h for ref in indexed[:limit] if (h := self._hit(ref, None)) is not None]
             return SearchResult(hits, len(indexed), mounted)
-        ranked = self.lexical.search(query, candidates=by_key.keys(), limit=max(len(by_key), 1))
-        hits = [h for key, score in ranked[:limit] if (h := self._hit(by_key[key], score))]
-        return SearchResult(hits, len(ranked), mounted)
+        keys = by_key.keys()
+        ranked = self.lexical.search(query, candidates=keys, limit=limit)
+        hits = [h for key, score in ranked if (h := self._hit(by_key[key], score))]
+        total = max(self.lexical.match_count(query, candidates=keys), len(ranked))
+        return SearchResult(hits, total, mounted)
 
     def describe(self, refs: Sequence[ev.CapabilityRef]) -> list[Hit]:
         """Index records for the given capabilities (those not indexed are left out)."""

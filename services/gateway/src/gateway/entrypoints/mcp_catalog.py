@@ -75,8 +75,20 @@ def native_tools(registry: ToolRegistry) -> list[ToolDefinition]:
     return [t for t in registry.mcp_tools() if t.name not in NEVER_ON_MCP]
 
 
+_LISTINGS: dict[tuple[int, Endpoint, Language], list[dict[str, Any]]] = {}
+
+
 def listing(registry: ToolRegistry, endpoint: Endpoint, language: Language) -> list[dict[str, Any]]:
-    """Tool descriptors for tools/list and /info on ``endpoint``."""
+    """Tool descriptors for tools/list and /info on ``endpoint`` (built once per registry,
+    endpoint and language: a registry does not change after start-up). Do not mutate."""
+    key = (id(registry), endpoint, language)
+    cached = _LISTINGS.get(key)
+    if cached is None:
+        cached = _LISTINGS[key] = _build_listing(registry, endpoint, language)
+    return cached
+
+
+def _build_listing(registry: ToolRegistry, endpoint: Endpoint, language: Language) -> list[dict[str, Any]]:
     natives = native_tools(registry)
     if endpoint == "full":
         return [_descriptor(t, language) for t in natives]

@@ -136,11 +136,11 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
     ) -> types.ListToolsResult:
         descriptors = listing(deps.registry, endpoint, _language(ctx))
         if deps.settings.mcp_conformance_fixtures:
-            descriptors += [
+            descriptors = [*descriptors, *(
                 {"name": name, "description": f"conformance fixture {name}",
                  "inputSchema": {"type": "object", "properties": {}}}
                 for name in CONFORMANCE_FIXTURES
-            ]
+            )]
         return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in descriptors])
 
     async def list_resources(

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from bkn_common.errors import ApiError
@@ -72,6 +73,9 @@ class Keys:
         return f"lock:{kind}:{name}"
 
 
+_log = logging.getLogger(__name__)
+
+
 @dataclass
 class Core:
     """Dependencies of the handlers."""
@@ -81,6 +85,7 @@ class Core:
     coordination: Coordination
     policy: Policy
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    _background: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
 
     def lock(self, kind: str, name: str) -> AbstractAsyncContextManager[None]:
         return self.coordination.lock(Keys.lock(kind, name), self.policy.lock_timeout_seconds)
@@ -99,6 +104,31 @@ class Core:
             raise PublishFailed(f"{type(exc).__name__}: {exc}") from exc
         for event in events:
             self.store.apply(decode_event(encode_event(event)))
+
+    def record_soon(self, event: Event, attempts: int = 5) -> None:
+        """Apply now and publish in the background (for records a later one supersedes, such
+        as a pending operation that its final record replaces; the store never lets a pending
+        record overwrite a final one, so their order on the log does not matter)."""
+        self.store.apply(decode_event(encode_event(event)))
+
+        async def publish() -> None:
+            for attempt in range(attempts):
+                try:
+                    await asyncio.wait_for(self.events.publish(event),
+                                           timeout=self.policy.publish_timeout_seconds)
+                    return
+                except Exception:
+                    await asyncio.sleep(0.2 * (attempt + 1))
+            _log.warning("gave up publishing %s after %d attempts", event.type, attempts)
+
+        task = asyncio.get_running_loop().create_task(publish())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self) -> None:
+        """Wait for background publishes (at shutdown)."""
+        if self._background:
+            await asyncio.wait(set(self._background), timeout=self.policy.publish_timeout_seconds)
 
     async def _publish(self, events: Sequence[Event]) -> None:
         if len(events) == 1:

@@ -14,7 +14,7 @@ from bkn_common.errors import ApiError, ErrorCode
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.domain.model import Interaction, Operation
 from trace_recorder.domain.rules import evidence_id, operation_id_for, operation_key, receipt_id_for
-from trace_recorder.service_layer.core import Core, Keys, PublishFailed, unavailable
+from trace_recorder.service_layer.core import Core, Keys, PublishFailed
 
 
 @dataclass(frozen=True)
@@ -161,11 +161,7 @@ class Operations:
             receipt_status="pending", evidence_durability="pending", recorded_at=core.clock(),
             correlation=cmd.correlation,
         )
-        try:
-            await core.record(event)
-        except PublishFailed as exc:
-            await core.coordination.decr(counter)
-            raise unavailable("the trace log did not acknowledge the operation") from exc
+        core.record_soon(event)  # the final record supersedes it: no need to hold the caller
         return _begun(core.store.operations[event.operation_id])
 
     def _abandoned(self, op: Operation) -> bool:
