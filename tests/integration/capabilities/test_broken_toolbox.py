@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bkn_common import events as ev
-from tool_executor.service_layer.catalog_view import resolve
+from tool_executor.service_layer.catalog_view import list_mounted, resolve
 from tool_executor.service_layer.state import FactoryState
 
 
@@ -74,9 +74,10 @@ def test_a_broken_toolbox_is_skipped_and_the_rest_is_returned() -> None:
             ev.ToolStateChanged(owner_id=owner, tool_id=tool, enabled=True),
         )
 
-    listed = resolve(state, "kn", None)
+    listed = list_mounted(state, "kn", types=None, owner_id=None, limit=20)
     assert [i["capability_id"] for i in listed["items"]] == ["t1", "s1"]
     assert listed["skipped_owners"] == ["box_broken"]
+    assert listed["passing_total"] == 2 and listed["mounted_total"] == 3
     assert listed["items"][0]["input_schema"]["parameters"][0]["name"] == "base"
 
     gated = resolve(state, "kn", refs)

@@ -50,7 +50,7 @@ def _entry(resolved: dict[str, Any], indexed: dict[str, Any] | None) -> dict[str
 
 
 async def _resolve(
-    deps: Deps, ctx: CallContext, kn_id: str, refs: list[dict[str, Any]] | None
+    deps: Deps, ctx: CallContext, kn_id: str, refs: list[dict[str, Any]]
 ) -> dict[str, Any]:
     result: dict[str, Any] = await deps.services.tool_executor.call(
         "POST", "/internal/v1/capabilities/resolve", json={"kn_id": kn_id, "refs": refs},
@@ -85,31 +85,30 @@ async def search_capabilities(
 
 async def _mounted(deps: Deps, ctx: CallContext, args: SearchCapabilitiesInput) -> dict[str, Any]:
     """No query: membership and order from the bindings; text from the index when it has it."""
-    resolved = await _resolve(deps, ctx, args.kn_id, None)
-    items = [
-        i for i in resolved["items"]
-        if (not args.types or i["capability_type"] in args.types)
-        and (args.owner_id is None or i.get("owner_id") == args.owner_id)
-    ]
-    passing = [i for i in items if i["gate_passed"]]
+    mounted: dict[str, Any] = await deps.services.tool_executor.call(
+        "POST", "/internal/v1/capabilities/mounted",
+        json={"kn_id": args.kn_id, "types": args.types, "owner_id": args.owner_id, "limit": args.limit},
+        language=ctx.language, request_id=ctx.request_id,
+    )
+    page = mounted["items"]
     indexed: dict[tuple[Any, ...], dict[str, Any]] = {}
-    if passing:
+    if page:
         try:
-            described = await _index(deps, ctx, "/internal/v1/describe",
-                                     {"refs": [_ref(i) for i in passing[: args.limit]]})
+            described = await _index(deps, ctx, "/internal/v1/describe", {"refs": [_ref(i) for i in page]})
             indexed = {_key(h): h for h in described["hits"]}
         except ApiError:
             indexed = {}  # the index only adds text here; the catalogue fills in
-    entries = [_entry(i, indexed.get(_key(i))) for i in passing[: args.limit]]
-    result: dict[str, Any] = {"capabilities": entries, "total_matched": len(passing)}
-    if not resolved["items"]:
+    total = int(mounted["passing_total"])
+    result: dict[str, Any] = {"capabilities": [_entry(i, indexed.get(_key(i))) for i in page],
+                              "total_matched": total}
+    if not mounted["mounted_total"]:
         result["message"] = msg.message(msg.NO_BINDINGS, ctx.language, kn_id=args.kn_id)
-    elif not passing:
-        key = msg.LIFECYCLE_ONLY if items else msg.NO_MATCH
+    elif not total:
+        key = msg.LIFECYCLE_ONLY if mounted["filtered_total"] else msg.NO_MATCH
         result["message"] = msg.message(key, ctx.language, kn_id=args.kn_id)
-    if len(passing) > args.limit:
+    if total > args.limit:
         result["truncated"] = True
-        result["message"] = msg.message(msg.TRUNCATED, ctx.language, total=len(passing), limit=args.limit)
+        result["message"] = msg.message(msg.TRUNCATED, ctx.language, total=total, limit=args.limit)
     return result
 
 

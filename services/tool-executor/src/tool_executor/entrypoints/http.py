@@ -8,7 +8,7 @@ from fastapi import APIRouter, Header
 from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common import events as ev
-from tool_executor.service_layer.catalog_view import resolve
+from tool_executor.service_layer.catalog_view import list_mounted, resolve
 from tool_executor.service_layer.execution import ExecuteCommand, ToolExecutor
 from tool_executor.service_layer.skills import SkillService
 
@@ -32,7 +32,14 @@ class ExecuteBody(Strict):
 
 class ResolveBody(Strict):
     kn_id: str
-    refs: list[ev.CapabilityRef] | None = None
+    refs: list[ev.CapabilityRef]
+
+
+class MountedBody(Strict):
+    kn_id: str
+    types: list[str] | None = None
+    owner_id: str | None = None
+    limit: int = Field(20, ge=1, le=10_000)
 
 
 class SkillBody(Strict):
@@ -53,6 +60,11 @@ def router(executor: ToolExecutor, skills: SkillService) -> APIRouter:
     @api.post("/capabilities/resolve")
     async def resolve_capabilities(body: ResolveBody) -> dict[str, Any]:
         return resolve(executor.state, body.kn_id, body.refs)
+
+    @api.post("/capabilities/mounted")
+    async def mounted_capabilities(body: MountedBody) -> dict[str, Any]:
+        return list_mounted(executor.state, body.kn_id, types=body.types, owner_id=body.owner_id,
+                            limit=body.limit)
 
     @api.post("/skills/list")
     async def list_skills(body: SkillBody, account: Account) -> dict[str, Any]:

@@ -21,48 +21,96 @@ def _input_schema(entry: ToolEntry) -> dict[str, Any]:
     return dict(tool.input_schema or {"type": "object", "properties": {}})
 
 
-def resolve(
-    state: FactoryState, kn_id: str, refs: Sequence[ev.CapabilityRef] | None
-) -> dict[str, Any]:
-    """Per capability: mounted?, lifecycle gate, catalogue text and trimmed input schema.
+def _details(state: FactoryState, ref: ev.CapabilityRef) -> dict[str, Any]:
+    """Catalogue text and, for tools, the trimmed input schema (raises if it cannot be built)."""
+    if ref.capability_type == "skill":
+        skill = state.catalog.skills.get(ref.capability_id)
+        if skill is None:
+            return {}
+        return {"name": skill.name, "description": skill.description, "use_rule": skill.use_rule}
+    entry = state.catalog.tool_entry(ref)
+    if entry is None:
+        return {}
+    return {
+        "name": entry.name, "description": entry.description, "use_rule": entry.use_rule,
+        "metadata_type": entry.metadata_type, "input_schema": _input_schema(entry),
+    }
 
-    Without ``refs``: every capability mounted on the network, in binding order. A toolbox
-    whose schemas cannot be built is skipped (listed in ``skipped_owners``), not fatal.
+
+def _item(state: FactoryState, kn_id: str, ref: ev.CapabilityRef) -> dict[str, Any]:
+    gate = state.catalog.gate(ref)
+    return {
+        **ref.model_dump(),
+        "bound": state.catalog.is_bound(kn_id, ref),
+        "gate_passed": gate.passed,
+        "gate_reason": gate.reason,
+    }
+
+
+def _network(state: FactoryState, kn_id: str) -> dict[str, Any]:
+    proxy = state.catalog.proxies.get(kn_id)
+    return {"proxy_synced": bool(proxy and proxy[1]), "network_known": state.access.exists(kn_id)}
+
+
+def resolve(
+    state: FactoryState, kn_id: str, refs: Sequence[ev.CapabilityRef]
+) -> dict[str, Any]:
+    """Per given capability: mounted?, lifecycle gate, catalogue text and trimmed input schema.
+
+    A toolbox whose schemas cannot be built is skipped (listed in ``skipped_owners``), not fatal.
     """
-    targets = state.catalog.mounted(kn_id) if refs is None else list(refs)
     items: list[dict[str, Any]] = []
     skipped: set[str] = set()
-    for ref in targets:
+    for ref in refs:
         if ref.owner_id in skipped:
             continue
-        gate = state.catalog.gate(ref)
-        item: dict[str, Any] = {
-            **ref.model_dump(),
-            "bound": state.catalog.is_bound(kn_id, ref),
-            "gate_passed": gate.passed,
-            "gate_reason": gate.reason,
-        }
         try:
-            if ref.capability_type == "skill":
-                skill = state.catalog.skills.get(ref.capability_id)
-                if skill is not None:
-                    item.update(name=skill.name, description=skill.description, use_rule=skill.use_rule)
-            else:
-                entry = state.catalog.tool_entry(ref)
-                if entry is not None:
-                    item.update(
-                        name=entry.name, description=entry.description, use_rule=entry.use_rule,
-                        metadata_type=entry.metadata_type, input_schema=_input_schema(entry),
-                    )
+            items.append({**_item(state, kn_id, ref), **_details(state, ref)})
         except Exception:  # one broken toolbox must not hide every other capability
             log.warning("skipping owner %s: its schemas cannot be built", ref.owner_id, exc_info=True)
             skipped.add(ref.owner_id or "")
-            continue
-        items.append(item)
-    proxy = state.catalog.proxies.get(kn_id)
     return {
         "items": [i for i in items if i.get("owner_id") not in skipped],
         "skipped_owners": sorted(skipped),
-        "proxy_synced": bool(proxy and proxy[1]),
-        "network_known": state.access.exists(kn_id),
+        **_network(state, kn_id),
+    }
+
+
+def list_mounted(
+    state: FactoryState,
+    kn_id: str,
+    *,
+    types: Sequence[str] | None,
+    owner_id: str | None,
+    limit: int,
+) -> dict[str, Any]:
+    """The network's mounts in binding order that pass the filters and the lifecycle gate:
+    the first ``limit`` with details, and how many there are in all (cheap: the gate only)."""
+    mounted = state.catalog.mounted(kn_id)
+    filtered = [
+        ref for ref in mounted
+        if (not types or ref.capability_type in types)
+        and (owner_id is None or ref.owner_id == owner_id)
+    ]
+    passing = [ref for ref in filtered if state.catalog.gate(ref).passed]
+    items: list[dict[str, Any]] = []
+    skipped: set[str] = set()
+    for ref in passing:
+        if len(items) >= limit:
+            break
+        if ref.owner_id in skipped:
+            continue
+        try:
+            items.append({**_item(state, kn_id, ref), **_details(state, ref)})
+        except Exception:  # one broken toolbox must not hide every other capability
+            log.warning("skipping owner %s: its schemas cannot be built", ref.owner_id, exc_info=True)
+            skipped.add(ref.owner_id or "")
+    items = [i for i in items if i.get("owner_id") not in skipped]
+    return {
+        "items": items,
+        "passing_total": sum(1 for ref in passing if ref.owner_id not in skipped),
+        "filtered_total": len(filtered),
+        "mounted_total": len(mounted),
+        "skipped_owners": sorted(skipped),
+        **_network(state, kn_id),
     }
