@@ -76,6 +76,24 @@ def resolve(
     }
 
 
+def _gated_mounts(
+    state: FactoryState, kn_id: str, types: tuple[str, ...], owner_id: str | None
+) -> tuple[list[ev.CapabilityRef], list[ev.CapabilityRef], list[ev.CapabilityRef]]:
+    """(mounted, filtered, passing the gate), recomputed only when the catalogue changed."""
+    key = (kn_id, types, owner_id)
+    cached = state.gated_cache.get(key)
+    if cached is None or cached[0] != state.catalog.version:
+        mounted = state.catalog.mounted(kn_id)
+        filtered = [
+            ref for ref in mounted
+            if (not types or ref.capability_type in types)
+            and (owner_id is None or ref.owner_id == owner_id)
+        ]
+        passing = [ref for ref in filtered if state.catalog.gate(ref).passed]
+        cached = state.gated_cache[key] = (state.catalog.version, mounted, filtered, passing)
+    return cached[1], cached[2], cached[3]
+
+
 def list_mounted(
     state: FactoryState,
     kn_id: str,
@@ -86,13 +104,7 @@ def list_mounted(
 ) -> dict[str, Any]:
     """The network's mounts in binding order that pass the filters and the lifecycle gate:
     the first ``limit`` with details, and how many there are in all (cheap: the gate only)."""
-    mounted = state.catalog.mounted(kn_id)
-    filtered = [
-        ref for ref in mounted
-        if (not types or ref.capability_type in types)
-        and (owner_id is None or ref.owner_id == owner_id)
-    ]
-    passing = [ref for ref in filtered if state.catalog.gate(ref).passed]
+    mounted, filtered, passing = _gated_mounts(state, kn_id, tuple(types or ()), owner_id)
     items: list[dict[str, Any]] = []
     skipped: set[str] = set()
     for ref in passing:

@@ -10,6 +10,9 @@ from bkn_common.catalog_state import CatalogState
 from bkn_common.errors import ApiError, network_permission_error
 from tool_executor.domain.errors import ExecCode
 
+Refs = list[ev.CapabilityRef]
+GatedMounts = tuple[int, Refs, Refs, Refs]  # catalogue version, mounted, filtered, passing
+
 
 @dataclass
 class FactoryState:
@@ -17,6 +20,10 @@ class FactoryState:
 
     catalog: CatalogState = field(default_factory=CatalogState)
     access: NetworkAccess = field(default_factory=NetworkAccess)
+    gated_cache: dict[tuple[str, tuple[str, ...], str | None], GatedMounts] = field(
+        default_factory=dict, repr=False
+    )
+    """Mounted / filtered / gate-passing capabilities per listing, valid for one catalogue version."""
 
     def apply(self, record: ev.EventRecord) -> None:
         if not self.catalog.apply(record):
