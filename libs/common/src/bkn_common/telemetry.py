@@ -19,7 +19,16 @@ from bkn_common.settings import ServiceSettings
 def setup_telemetry(
     settings: ServiceSettings, processors: Iterable[SpanProcessor] = ()
 ) -> TracerProvider:
-    """Create (and install globally) the service's tracer provider."""
+    """Create the service's tracer provider and install it globally."""
+    provider = build_tracer_provider(settings, processors)
+    trace.set_tracer_provider(provider)
+    return provider
+
+
+def build_tracer_provider(
+    settings: ServiceSettings, processors: Iterable[SpanProcessor] = ()
+) -> TracerProvider:
+    """The service's tracer provider: OTLP/HTTP export when an endpoint is configured."""
     provider = TracerProvider(
         resource=Resource.create({"service.name": settings.service_name}),
     )
@@ -31,5 +40,4 @@ def setup_telemetry(
             provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
         for processor in processors:
             provider.add_span_processor(processor)
-    trace.set_tracer_provider(provider)
     return provider
