@@ -37,6 +37,7 @@ from gateway.domain.inputs.actions import (
     ListActionExecutionsInput,
 )
 from gateway.service_layer.deps import Deps
+from gateway.service_layer.ontology import permission_request
 
 DUPLICATE_WINDOW_SECONDS = 60
 PENDING_MARKER_SECONDS = 600
@@ -65,11 +66,16 @@ async def get_logic_properties_values(
     deps: Deps, ctx: CallContext, args: GetLogicPropertiesInput
 ) -> dict[str, Any]:
     await deps.access.require(ctx, args.kn_id, "view_detail")
+    body: dict[str, Any] = {
+        "kn_id": args.kn_id, "ot_id": args.ot_id, "identities": args.instance_identity,
+        "properties": args.properties, "dynamic_params": args.dynamic_params,
+    }
+    hint = permission_request(deps, ctx)
+    if hint is not None:
+        body["permission_request"] = hint
     resolved: dict[str, Any] = await deps.services.ontology_query.call(
-        "POST", "/internal/v1/logic-properties/resolve",
-        json={"kn_id": args.kn_id, "ot_id": args.ot_id, "identities": args.instance_identity,
-              "properties": args.properties, "dynamic_params": args.dynamic_params},
-        language=ctx.language, request_id=ctx.request_id,
+        "POST", "/internal/v1/logic-properties/resolve", json=body,
+        account=ctx.principal.account, language=ctx.language, request_id=ctx.request_id,
     )
     if any(p["kind"] == "operator" for p in resolved["properties"]):
         await deps.access.require(ctx, args.kn_id, "execute")
@@ -92,7 +98,10 @@ async def get_logic_properties_values(
             data.setdefault("_receipts", {})[call["property"]] = receipt_id
 
     await asyncio.gather(*(run(call) for call in resolved["operator_calls"]))
-    return {"object_type_id": resolved["object_type_id"], "datas": datas}
+    result: dict[str, Any] = {"object_type_id": resolved["object_type_id"], "datas": datas}
+    if "permission_guidance" in resolved:
+        result["permission_guidance"] = resolved["permission_guidance"]
+    return result
 
 
 async def _run_operator(

@@ -1,23 +1,34 @@
 """Internal API of ontology-query for logic properties and action executions (gateway only).
 
-Permissions are the gateway's to check; these routes answer for whatever network they name.
+Network-level permissions are the gateway's to check; these routes answer for whatever network
+they name. Logic property values also apply the caller's object-type grants: the gateway passes
+the account in ``X-BKN-Account`` and, when a request flow applies, ``permission_request``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common.http import request_language
 from ontology_query.service_layer.actions import PlanRequest, plan_action
+from ontology_query.service_layer.guidance import PermissionRequest
 from ontology_query.service_layer.logic import LogicRequest, network_store, resolve_logic_properties
+from ontology_query.service_layer.queries import Caller
 from ontology_query.service_layer.state import OntologyState
+
+Account = Annotated[str, Header(alias="X-BKN-Account", min_length=1)]
 
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class PermissionRequestBody(Strict):
+    path_template: str = Field(min_length=1)
+    base_url: str | None = None
 
 
 class LogicBody(Strict):
@@ -26,6 +37,7 @@ class LogicBody(Strict):
     identities: list[Any] = Field(min_length=1)
     properties: list[str] = Field(min_length=1)
     dynamic_params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    permission_request: PermissionRequestBody | None = None
 
 
 class PlanBody(Strict):
@@ -52,9 +64,16 @@ def router(state: OntologyState) -> APIRouter:
     api = APIRouter(prefix="/internal/v1")
 
     @api.post("/logic-properties/resolve")
-    async def resolve(body: LogicBody, request: Request) -> dict[str, Any]:
-        logic = LogicRequest(**body.model_dump())
-        return resolve_logic_properties(state, logic, request_language(request))
+    async def resolve(body: LogicBody, request: Request, account: Account) -> dict[str, Any]:
+        logic = LogicRequest(**body.model_dump(exclude={"permission_request"}))
+        hint = body.permission_request
+        caller = Caller(
+            account=account,
+            language=request_language(request),
+            permission_request=PermissionRequest(hint.path_template, hint.base_url)
+            if hint else None,
+        )
+        return resolve_logic_properties(state, logic, caller)
 
     @api.post("/actions/plan")
     async def plan(body: PlanBody) -> dict[str, Any]:

@@ -21,25 +21,37 @@ the caller's parameters), because tools run in tool-executor, which the gateway 
 
 Every parameter a logic property declares is required: the missing ones are refused together,
 per property, with ``MISSING_INPUT_PARAMS`` before anything is computed or dispatched.
+
+Object-type permissions apply as in ``query_object_instance`` (seed 003): a caller whose grants
+on the requested type lack ``view_detail`` is refused (403 with ``permission_guidance``);
+instances outside its row filter get an ``instance_not_visible`` error instead of values;
+hidden (masked / name-only) properties never feed a computation (an operator argument taken
+from one is left out; a metric aggregating over one on the related type is null); a metric
+only counts related instances the caller may see (an unreadable related type refuses the
+call). An affected result carries ``permission_guidance`` at its top level.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from bkn_common import events as ev
 from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.i18n import Language, register_messages, render_message
+from bkn_common.i18n import register_messages, render_message
 from ontology_query.domain import DomainError, ObjectInstance, ObjectType, OntologyStore
+from ontology_query.domain.conditions import bind_condition
 from ontology_query.domain.errors import NOT_FOUND_CODES
 from ontology_query.domain.instances import require_object_type
 from ontology_query.domain.values import normalize, to_json
+from ontology_query.service_layer.guidance import denied_guidance, narrowed_guidance
+from ontology_query.service_layer.permissions import ObjectTypePolicy, PropertyRule, policy_for
 
 if TYPE_CHECKING:
+    from ontology_query.service_layer.queries import Caller
     from ontology_query.service_layer.state import OntologyState
 
 WINDOW_START = "start_time"
@@ -53,6 +65,7 @@ class LogicCode:
     LOGIC_PROPERTY_NOT_FOUND = "logic_property_not_found"
     INVALID_INSTANCE_IDENTITY = "invalid_instance_identity"
     INSTANCE_NOT_FOUND = "instance_not_found"
+    INSTANCE_NOT_VISIBLE = "instance_not_visible"
     DEFINITION_INVALID = "schema_definition_invalid"
 
 
@@ -80,6 +93,12 @@ register_messages({
     LogicCode.INSTANCE_NOT_FOUND: {
         "zh-CN": "对象类 {ot_id} 中不存在实例 {identities}。",
         "en-US": "Object type {ot_id} has no instance {identities}.",
+    },
+    LogicCode.INSTANCE_NOT_VISIBLE: {
+        "zh-CN": "对象类 {ot_id} 的实例 {identities} 不在你的行访问范围内，不可见；"
+                 "详见 permission_guidance。",
+        "en-US": "Instance {identities} of object type {ot_id} is outside your row access and "
+                 "not visible; see permission_guidance.",
     },
     LogicCode.DEFINITION_INVALID: {
         "zh-CN": "Schema 中 {what} 的定义不合法：{reason}；请联系知识网络管理员。",
@@ -212,9 +231,11 @@ def metric_window(prop: ev.LogicProperty, params: Mapping[str, Any]) -> Window:
 
 
 def compute_metric(
-    store: OntologyStore, obj: ObjectInstance, metric: Metric, window: Window
+    store: OntologyStore, obj: ObjectInstance, metric: Metric, window: Window,
+    admit: Callable[[ObjectInstance], bool] | None = None,
 ) -> Any:
-    """The metric's value for ``obj`` (a scalar, or ``[{key, value}]`` when grouped)."""
+    """The metric's value for ``obj`` (a scalar, or ``[{key, value}]`` when grouped); only
+    related instances ``admit`` accepts count (all when ``None``)."""
     relation = store.relation_type(metric.relation_type)
     if relation is None:
         return None if metric.group_by is None else []
@@ -228,6 +249,8 @@ def compute_metric(
     for neighbour_id in store.neighbours(metric.relation_type, obj.id, forward=metric.forward):
         other = store.get_object(related_type_id, neighbour_id)
         if other is None or not _in_window(other, metric.time_field, window):
+            continue
+        if admit is not None and not admit(other):
             continue
         key = _value(other, related_type, metric.group_by) if metric.group_by else None
         value = _value(other, related_type, metric.field) if metric.field else None
@@ -291,14 +314,16 @@ class LogicRequest:
 
 
 def resolve_logic_properties(
-    state: OntologyState, request: LogicRequest, language: Language
+    state: OntologyState, request: LogicRequest, caller: Caller
 ) -> dict[str, Any]:
-    """Metric values per row and the operator calls the gateway runs.
+    """Metric values per row and the operator calls the gateway runs, for ``caller``.
 
     ``rows[i]`` answers ``identities[i]``: ``{"_instance_identity", "values"}`` or, for an
-    instance that does not exist, ``{"_instance_identity", "error"}``. ``operator_calls``
-    name the row and property each call fills.
+    instance that does not exist or lies outside the caller's row filter,
+    ``{"_instance_identity", "error"}``. ``operator_calls`` name the row and property each
+    call fills. ``permission_guidance`` is present when the caller's grants affected the result.
     """
+    language = caller.language
     store = network_store(state, request.kn_id)
     object_type = object_type_of(store, request.ot_id)
     definitions = _requested(state, request.kn_id, object_type, request.properties)
@@ -313,30 +338,117 @@ def resolve_logic_properties(
     identities = [
         canonical_identity(object_type, raw, i) for i, raw in enumerate(request.identities)
     ]
+    perms = _Permissions(state, store, request.kn_id, caller)
+    policy = perms.readable(object_type)
+    visible = perms.row_test(object_type, policy)
+    related = {name: perms.related(metric) for name, (metric, _) in metrics.items()}
+    hidden = policy.property_rules
     rows: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     for index, identity in enumerate(identities):
         obj = find_instance(store, object_type, identity)
-        if obj is None:
+        if obj is None or not visible(obj):
+            code = LogicCode.INSTANCE_NOT_FOUND if obj is None else LogicCode.INSTANCE_NOT_VISIBLE
             rows.append({"_instance_identity": identity, "error": {
-                "code": LogicCode.INSTANCE_NOT_FOUND,
-                "message": render_message(LogicCode.INSTANCE_NOT_FOUND, language, {
+                "code": code,
+                "message": render_message(code, language, {
                     "ot_id": object_type.id, "identities": identity_text([identity])}),
             }})
             continue
-        values = {name: compute_metric(store, obj, metric, window)
-                  for name, (metric, window) in metrics.items()}
+        values = {}
+        for name, (metric, window) in metrics.items():
+            admit, usable = related[name]
+            values[name] = (compute_metric(store, obj, metric, window, admit) if usable
+                            else None if metric.group_by is None else [])
         rows.append({"_instance_identity": identity, "values": values})
         for name, (toolbox_id, tool_id, arguments) in operators.items():
             calls.append({"row": index, "property": name, "toolbox_id": toolbox_id,
                           "tool_id": tool_id,
-                          "arguments": _operator_arguments(obj, arguments, params[name])})
-    return {
+                          "arguments": _operator_arguments(obj, arguments, params[name], hidden)})
+    body: dict[str, Any] = {
         "object_type_id": object_type.id,
         "properties": [{"name": p.name, "kind": p.kind} for p in definitions],
         "rows": rows,
         "operator_calls": calls,
     }
+    guidance = perms.guidance()
+    if guidance is not None:
+        body["permission_guidance"] = guidance
+    return body
+
+
+class _Permissions:
+    """The caller's object-type policies during one resolution, and the guidance they warrant:
+    the requested type's first, else the first related type a metric was narrowed by."""
+
+    def __init__(self, state: OntologyState, store: OntologyStore, kn_id: str,
+                 caller: Caller) -> None:
+        self.state, self.store, self.kn_id, self.caller = state, store, kn_id, caller
+        self._affected: list[tuple[ObjectTypePolicy, dict[str, PropertyRule]]] = []
+
+    def _name(self, ot_id: str) -> str | None:
+        object_type = self.store.object_type(ot_id)
+        return object_type.name if object_type is not None else None
+
+    def readable(self, object_type: ObjectType) -> ObjectTypePolicy:
+        """The caller's policy on ``object_type``; 403 (as query_object_instance) when denied."""
+        from ontology_query.service_layer.queries import DENIED_CODE  # queries → state → logic
+
+        policy = policy_for(self.state.access, self.kn_id, self.caller.account, object_type.id)
+        if not policy.readable:
+            guidance = denied_guidance(policy, language=self.caller.language,
+                                       name=self._name(object_type.id),
+                                       request=self.caller.permission_request)
+            raise ApiError(DENIED_CODE, 403,
+                           params={"kn_id": self.kn_id, "ot_id": object_type.id},
+                           details={"resource": f"object_type:{self.kn_id}/{object_type.id}"},
+                           extra={"permission_guidance": guidance})  # fmt: skip
+        return policy
+
+    def row_test(
+        self, object_type: ObjectType, policy: ObjectTypePolicy,
+        hidden: Mapping[str, PropertyRule] | None = None,
+    ) -> Callable[[ObjectInstance], bool]:
+        """Whether the caller's row filter admits an instance; records the type as affected
+        when anything (a row filter, ``hidden`` properties) narrows the result."""
+        rules = dict(policy.property_rules if hidden is None else hidden)
+        if policy.row_filter is not None or rules:
+            self._affected.append((policy, rules))
+        if policy.row_filter is None:
+            return lambda _obj: True
+        try:
+            bound = bind_condition(policy.row_filter, object_type)
+        except DomainError as exc:
+            from ontology_query.service_layer.queries import INVALID_ROW_FILTER_CODE
+
+            raise ApiError(INVALID_ROW_FILTER_CODE, 500,
+                           params={"kn_id": self.kn_id, "ot_id": object_type.id},
+                           details={"error": exc.code}) from exc  # fmt: skip
+        assert bound is not None
+        return lambda obj: bool(bound.predicate(obj.properties))
+
+    def related(self, metric: Metric) -> tuple[Callable[[ObjectInstance], bool] | None, bool]:
+        """(row test, usable) for the instances ``metric`` aggregates: not usable when it
+        reads a property the caller sees only masked / by name there."""
+        relation = self.store.relation_type(metric.relation_type)
+        related_id = None if relation is None else (
+            relation.target_object_type_id if metric.forward else relation.source_object_type_id)
+        related_type = self.store.object_type(related_id) if related_id else None
+        if related_type is None:
+            return None, True
+        policy = self.readable(related_type)
+        used = {f for f in (metric.field, metric.group_by, metric.time_field) if f}
+        hidden = policy.hidden_properties(used)
+        return self.row_test(related_type, policy, hidden), not hidden
+
+    def guidance(self) -> dict[str, Any] | None:
+        for policy, hidden in self._affected:
+            found = narrowed_guidance(policy, language=self.caller.language,
+                                      name=self._name(policy.ot_id), hidden=hidden,
+                                      request=self.caller.permission_request)
+            if found is not None:
+                return found
+        return None
 
 
 def _requested(
@@ -393,10 +505,14 @@ def _operator(prop: ev.LogicProperty, ot_id: str) -> tuple[str, str, dict[str, A
 
 
 def _operator_arguments(
-    obj: ObjectInstance, spec: Mapping[str, Any], params: Mapping[str, Any]
+    obj: ObjectInstance, spec: Mapping[str, Any], params: Mapping[str, Any],
+    hidden: Mapping[str, PropertyRule],
 ) -> dict[str, Any]:
+    """Constant, then property (never a hidden one), then the caller's arguments."""
     arguments = dict(spec["constant"])
     for argument, prop in spec["property"].items():
+        if prop in hidden:
+            continue
         value = obj.properties.get(prop)
         if value is not None:
             arguments[argument] = value
