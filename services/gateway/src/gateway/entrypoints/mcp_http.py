@@ -51,14 +51,11 @@ class SessionStore:
         return session_id
 
     async def valid(self, session_id: str, principal: Principal, endpoint: Endpoint) -> bool:
-        raw = await self._redis.get(self._key(session_id))
+        raw = await self._redis.getex(self._key(session_id), ex=SESSION_TTL_SECONDS)  # read + refresh
         if raw is None:
             return False
         record = json.loads(raw)
-        if record["account"] != principal.account or record["endpoint"] != endpoint:
-            return False
-        await self._redis.expire(self._key(session_id), SESSION_TTL_SECONDS)
-        return True
+        return bool(record["account"] == principal.account and record["endpoint"] == endpoint)
 
     async def terminate(self, session_id: str) -> bool:
         return bool(await self._redis.delete(self._key(session_id)))
