@@ -4,22 +4,36 @@ to and from the mesh's own topics, calls through the gateway, upstream counters.
 from __future__ import annotations
 
 import asyncio
-import time
-import uuid
-from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer
 
 from bkn_common import events as ev
-from bkn_common.events import decode_event, encode_event
-from bkn_common.keys import event_key
-from bkn_common.topics import ACTIONS, topic_for_event
+from bkn_common.events import decode_event
+from bkn_common.topics import ACTIONS
 from clctl.bundle import Bundle, bundle_events, load_bundle
 from clctl.bundle.models import InstancesDoc
+from tests.support.calls import (  # re-exported for the test modules
+    finance_stats as finance_stats,
+)
+from tests.support.calls import (
+    ok as ok,
+)
+from tests.support.calls import (
+    publish as publish,
+)
+from tests.support.calls import (
+    refused as refused,
+)
+from tests.support.calls import (
+    start_interaction as start_interaction,
+)
+from tests.support.calls import (
+    wait_until as wait_until,
+)
 from tests.support.mesh import RunningMesh
 
 KN = "supply_chain"
@@ -57,24 +71,6 @@ def schema_event(cls: type[T], entity_id: str) -> T:
 # -- Kafka ----------------------------------------------------------------------------------
 
 
-async def _publish(mesh: RunningMesh, events: Sequence[ev.Event]) -> None:
-    producer = AIOKafkaProducer(
-        bootstrap_servers=mesh.layout.kafka, acks="all", enable_idempotence=True
-    )
-    await producer.start()
-    try:
-        for event in events:
-            topic = topic_for_event(event).full_name(mesh.layout.topic_prefix)
-            await producer.send_and_wait(topic, encode_event(event), key=event_key(event))
-    finally:
-        await producer.stop()
-
-
-def publish(mesh: RunningMesh, *events: ev.Event) -> None:
-    """Publish to the mesh's own topics, as the control plane (or a producer) would."""
-    asyncio.run(_publish(mesh, events))
-
-
 async def _read_actions(mesh: RunningMesh) -> list[ev.Event]:
     topic = ACTIONS.full_name(mesh.layout.topic_prefix)
     consumer = AIOKafkaConsumer(
@@ -105,33 +101,6 @@ def action_events(mesh: RunningMesh, execution_id: str) -> list[ev.Event]:
 
 
 # -- calls ----------------------------------------------------------------------------------
-
-
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    data: dict[str, Any] = response.json()
-    return data
-
-
-def refused(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert (response.status_code, response.json().get("code")) == (status, code), response.text
-    data: dict[str, Any] = response.json()
-    return data
-
-
-def start_interaction(mesh: RunningMesh, account: str = "dev") -> dict[str, str]:
-    data = ok(
-        mesh.call(
-            "bkn_start_interaction",
-            {
-                "question": f"actions test {uuid.uuid4().hex[:6]}",
-                "agent_name": "test",
-                "conversation_mode": "new",
-            },
-            account,
-        )
-    )
-    return {"conversation_id": data["conversation_id"], "interaction_id": data["interaction_id"]}
 
 
 def logic_values(
@@ -180,19 +149,6 @@ def execution(mesh: RunningMesh, execution_id: str, account: str = "dev") -> dic
     )
 
 
-def wait_until(
-    predicate: Callable[[], T | None], timeout: float = 30.0, interval: float = 0.1
-) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not reached within {timeout} s")
-        time.sleep(interval)
-
-
 def wait_finished(mesh: RunningMesh, execution_id: str, timeout: float = 60.0) -> dict[str, Any]:
     """Poll get_action_execution until the execution is completed or failed."""
 
@@ -205,11 +161,6 @@ def wait_finished(mesh: RunningMesh, execution_id: str, timeout: float = 60.0) -
 
 def outcome(record: dict[str, Any]) -> tuple[str, int, int]:
     return record["status"], record["success_count"], record["failed_count"]
-
-
-def finance_stats(mesh: RunningMesh) -> dict[str, int]:
-    stats: dict[str, int] = httpx.get(f"{mesh.url('finance_api')}/_stats", timeout=10).json()
-    return stats
 
 
 def po(po_id: str) -> dict[str, str]:

@@ -8,18 +8,34 @@ demo upstreams' ``/_stats``.
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import httpx
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer
 
 from bkn_common import events as ev
-from bkn_common.events import decode_event, encode_event
-from bkn_common.keys import event_key
-from bkn_common.topics import RECEIPTS, topic_for_event
+from bkn_common.events import decode_event
+from bkn_common.topics import RECEIPTS
+from tests.support.calls import (  # re-exported for the test modules
+    finance_stats as finance_stats,
+)
+from tests.support.calls import (
+    ok as ok,
+)
+from tests.support.calls import (
+    publish as publish,
+)
+from tests.support.calls import (
+    refused as refused,
+)
+from tests.support.calls import (
+    start_interaction as start_interaction,
+)
+from tests.support.calls import (
+    wait_until as wait_until,
+)
 from tests.support.mesh import RunningMesh
 
 Ref = tuple[str, str | None, str]
@@ -30,28 +46,6 @@ FX_ARGS: dict[str, Any] = {"amount": 100, "from": "USD", "to": "CNY"}
 
 
 # -- events -------------------------------------------------------------------------------
-
-
-async def _publish(bootstrap: str, prefix: str, events: Sequence[ev.Event]) -> None:
-    producer = AIOKafkaProducer(
-        bootstrap_servers=bootstrap,
-        acks="all",
-        enable_idempotence=True,
-        max_request_size=16 * 1024 * 1024,
-    )
-    await producer.start()
-    try:
-        for event in events:  # in order, each acknowledged before the next
-            await producer.send_and_wait(
-                topic_for_event(event).full_name(prefix), encode_event(event), key=event_key(event)
-            )
-    finally:
-        await producer.stop()
-
-
-def publish(mesh: RunningMesh, *events: ev.Event) -> None:
-    """Publish to the mesh's topics, as the control plane (clctl) would."""
-    asyncio.run(_publish(mesh.layout.kafka, mesh.layout.topic_prefix, events))
 
 
 def tool_ref(owner: str, tool: str, capability_type: str = "function") -> ev.CapabilityRef:
@@ -107,18 +101,6 @@ def function_tool(
 # -- waiting ------------------------------------------------------------------------------
 
 
-def wait_until(predicate: Callable[[], T], timeout: float = 20.0, interval: float = 0.05) -> T:
-    """Poll until ``predicate()`` is truthy; returns that value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not reached within {timeout} s")
-        time.sleep(interval)
-
-
 # -- calls --------------------------------------------------------------------------------
 
 
@@ -133,18 +115,6 @@ def search(
     return mesh.call("search_capabilities", payload, account, **(headers or {}))
 
 
-def ok(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    data: dict[str, Any] = response.json()
-    return data
-
-
-def refused(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert (response.status_code, response.json().get("code")) == (status, code), response.text
-    data: dict[str, Any] = response.json()
-    return data
-
-
 def refs(response: httpx.Response) -> list[Ref]:
     return [
         (c["capability_type"], c.get("owner_id"), c["capability_id"])
@@ -156,22 +126,6 @@ def search_refs(
     mesh: RunningMesh, kn_id: str = "supply_chain", account: str = "dev", **body: Any
 ) -> list[Ref]:
     return refs(search(mesh, kn_id, account, **body))
-
-
-def start_interaction(mesh: RunningMesh, account: str = "dev") -> dict[str, str]:
-    """A managed context (``bkn_context``) issued by the trace core for ``account``."""
-    data = ok(
-        mesh.call(
-            "bkn_start_interaction",
-            {
-                "question": f"capability test {uuid.uuid4().hex[:6]}",
-                "agent_name": "test",
-                "conversation_mode": "new",
-            },
-            account,
-        )
-    )
-    return {"conversation_id": data["conversation_id"], "interaction_id": data["interaction_id"]}
 
 
 def execute(
@@ -201,11 +155,6 @@ def invocation_id() -> str:
 
 
 # -- upstream counters --------------------------------------------------------------------
-
-
-def finance_stats(mesh: RunningMesh) -> dict[str, int]:
-    stats: dict[str, int] = httpx.get(f"{mesh.url('finance_api')}/_stats", timeout=10).json()
-    return stats
 
 
 def logistics_stats(mesh: RunningMesh) -> dict[str, int]:
