@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import subprocess
 
+import devmesh
 import pytest
 
-import devmesh
 from tests.support.mesh import RunningMesh
 
 SERVICES = {
