@@ -171,7 +171,9 @@ def session_manager(server: Any) -> StreamableHTTPSessionManager:
     return StreamableHTTPSessionManager(
         app=server,
         stateless=True,
-        json_response=False,
+        # one JSON response per request (the gateway sends no notifications mid-call); the
+        # spec leaves SSE optional and it costs a stream per call
+        json_response=True,
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
 
