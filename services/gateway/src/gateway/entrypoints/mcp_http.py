@@ -171,9 +171,7 @@ def session_manager(server: Any) -> StreamableHTTPSessionManager:
     return StreamableHTTPSessionManager(
         app=server,
         stateless=True,
-        # one JSON response per request (the gateway sends no notifications mid-call); the
-        # spec leaves SSE optional and it costs a stream per call
-        json_response=True,
+        json_response=False,
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
 
