@@ -28,7 +28,19 @@ BENCHMARKS = [
 
 
 def main() -> int:
-    wanted = set(sys.argv[1:])
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import devmesh
+
+    started_infra = not devmesh.infra_running()
+    devmesh.infra("start")
+    try:
+        return _run(set(sys.argv[1:]))
+    finally:
+        if started_infra:  # leave infrastructure it found running
+            devmesh.infra("stop")
+
+
+def _run(wanted: set[str]) -> int:
     failed = []
     for module_name in BENCHMARKS:
         short = module_name.rsplit(".", 1)[-1]

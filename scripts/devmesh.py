@@ -200,6 +200,14 @@ def stop_processes(layout: MeshLayout, names: Iterable[str]) -> None:
                 os.killpg(pid, signal.SIGKILL)
 
 
+def infra_running() -> bool:
+    """Whether the local Kafka and Redis both answer (`status` of the scripts)."""
+    return all(
+        subprocess.run([str(ROOT / "scripts" / script), "status"], capture_output=True).returncode == 0
+        for script in ("kafka.sh", "redis.sh")
+    )
+
+
 def infra(action: str) -> None:
     for script in ("kafka.sh", "redis.sh"):
         subprocess.run([str(ROOT / "scripts" / script), action], check=action == "start")

@@ -42,6 +42,7 @@ def main() -> int:
         run_dir=ROOT / ".run" / "conformance", base_port=32779, topic_prefix="conformance.",
         extra_env={"GATEWAY_MCP_CONFORMANCE_FIXTURES": "true"},
     )
+    started_infra = not devmesh.infra_running()
     devmesh.infra("start")
     proxy = None
     try:
@@ -64,7 +65,7 @@ def main() -> int:
     finally:
         if proxy is not None:
             proxy.terminate()
-        devmesh.down(layout, with_infra=False)
+        devmesh.down(layout, with_infra=started_infra)  # leave infrastructure it found running
 
 
 if __name__ == "__main__":
