@@ -9,39 +9,20 @@ the block are unused by the mesh and serve extra gateway processes (``spare_port
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.integration.mcp.support import port_free
-from tests.support import mesh as mesh_support
 from tests.support.infra import Infra
-from tests.support.mesh import RunningMesh, running_mesh
+from tests.support.mesh import BLOCK, RunningMesh, port_free, running_mesh
 
-BLOCK = 40
 SPARE_OFFSET = 20
-
-
-def _free_block() -> int:
-    bases = list(range(42000, 60000, BLOCK))
-    random.shuffle(bases)
-    for base in bases:
-        if all(port_free(base + offset) for offset in range(BLOCK)):
-            return base
-    raise RuntimeError("no free block of ports for the MCP test mesh")
 
 
 @pytest.fixture(scope="session")
 def mesh(infra: Infra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMesh]:
-    counter = mesh_support._next_base
-    saved, counter[0] = counter[0], _free_block()
-    try:
-        with running_mesh(infra, tmp_path_factory.mktemp("mcp-mesh")) as running:
-            counter[0] = saved  # other modules keep counting from where they were
-            yield running
-    finally:
-        counter[0] = saved
+    with running_mesh(infra, tmp_path_factory.mktemp("mcp-mesh")) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -206,15 +205,6 @@ def initialize_message(request_id: int = 1) -> dict[str, Any]:
             "clientInfo": {"name": "raw", "version": "1"},
         },
     }
-
-
-def port_free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 @contextmanager

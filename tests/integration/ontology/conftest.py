@@ -10,16 +10,13 @@ permission-request flow configured on the gateway, and two extra grants on the d
 from __future__ import annotations
 
 import asyncio
-import random
-import socket
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-import tests.support.mesh as mesh_support
 from bkn_common import events as ev
 from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.settings import ServiceSettings
@@ -31,23 +28,6 @@ from tests.support.mesh import RunningMesh, running_mesh
 
 ROOT = Path(__file__).resolve().parents[3]
 REQUEST_TEMPLATE = "/studio/bkn/{kn_id}/object-types/{ot_id}?dialog=permission"
-BLOCK = 20
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as sock, suppress(OSError):
-        sock.bind(("127.0.0.1", port))
-        return True
-    return False
-
-
-def _free_block() -> int:
-    bases = list(range(36000, 42000, BLOCK))
-    random.shuffle(bases)
-    for base in bases:
-        if all(_port_free(base + offset) for offset in range(BLOCK)):
-            return base
-    raise RuntimeError("no free block of ports for the ontology test mesh")
 
 
 def _network_with_test_grants() -> ev.NetworkUpserted:
@@ -90,25 +70,8 @@ def _wait_for_grant(mesh: RunningMesh) -> None:
 
 @contextmanager
 def _started(infra: Infra, run_dir: Path, env: dict[str, str]) -> Iterator[RunningMesh]:
-    """A mesh on a free block of ports; a port taken meanwhile (the block lies in the ephemeral
-    range) costs one more try on another block."""
-    counter = mesh_support._next_base
-    saved = counter[0]
-    for attempt in range(3):
-        counter[0] = _free_block()
-        try:
-            stack = ExitStack()
-            running = stack.enter_context(running_mesh(infra, run_dir / str(attempt),
-                                                       extra_env=env))
-        except RuntimeError:
-            if attempt == 2:
-                raise
-            continue
-        finally:
-            counter[0] = saved
-        with stack:
-            yield running
-        return
+    with running_mesh(infra, run_dir, extra_env=env) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")
