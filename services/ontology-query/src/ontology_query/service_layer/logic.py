@@ -40,15 +40,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from bkn_common import events as ev
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.errors import ApiError
 from bkn_common.i18n import register_messages, render_message
 from ontology_query.domain import DomainError, ObjectInstance, ObjectType, OntologyStore
 from ontology_query.domain.conditions import bind_condition
-from ontology_query.domain.errors import NOT_FOUND_CODES
 from ontology_query.domain.instances import require_object_type
 from ontology_query.domain.values import normalize, to_json
 from ontology_query.service_layer.guidance import denied_guidance, narrowed_guidance
 from ontology_query.service_layer.permissions import ObjectTypePolicy, PropertyRule, policy_for
+from ontology_query.service_layer.refusals import api_error, require_network
 
 if TYPE_CHECKING:
     from ontology_query.service_layer.queries import Caller
@@ -112,9 +112,7 @@ register_messages({
 
 def network_store(state: OntologyState, kn_id: str) -> OntologyStore:
     """The network's store, or 404 when the network does not exist."""
-    if not state.access.exists(kn_id):
-        raise ApiError(ErrorCode.NOT_FOUND, 404, params={"reason": f"knowledge network {kn_id}"},
-                       details={"kn_id": kn_id})
+    require_network(state, kn_id)
     return state.stores.get(kn_id) or OntologyStore(kn_id)  # reads never create state
 
 
@@ -122,12 +120,7 @@ def object_type_of(store: OntologyStore, ot_id: str) -> ObjectType:
     try:
         return require_object_type(store, ot_id)
     except DomainError as err:
-        raise domain_refusal(err) from err
-
-
-def domain_refusal(err: DomainError) -> ApiError:
-    status = 404 if err.code in NOT_FOUND_CODES else 400
-    return ApiError(err.code, status, params=err.params, details=err.details)
+        raise api_error(err) from err
 
 
 def canonical_identity(object_type: ObjectType, raw: object, index: int) -> dict[str, Any]:

@@ -18,7 +18,6 @@ from typing import Any
 from bkn_common.errors import ApiError
 from bkn_common.i18n import Language, register_messages
 from ontology_query.domain import (
-    NOT_FOUND_CODES,
     DomainError,
     ErrorCode,
     ObjectType,
@@ -43,7 +42,7 @@ from ontology_query.service_layer.permissions import (
     sorted_fields,
     with_row_filter,
 )
-from ontology_query.service_layer.schema_views import require_network
+from ontology_query.service_layer.refusals import api_error, require_network
 from ontology_query.service_layer.state import OntologyState
 
 DENIED_CODE = "OntologyQuery.ObjectType.PermissionDenied"
@@ -74,12 +73,6 @@ class Caller:
     account: str
     language: Language = "en-US"
     permission_request: PermissionRequest | None = None
-
-
-def api_error(error: DomainError) -> ApiError:
-    """The envelope form of a domain refusal."""
-    status = 404 if error.code in NOT_FOUND_CODES else 400
-    return ApiError(error.code, status, params=error.params, details=error.details)
 
 
 class _Session:

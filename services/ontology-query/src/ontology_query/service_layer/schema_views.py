@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from bkn_common import events as ev
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.errors import ApiError
 from bkn_common.i18n import register_messages
+from ontology_query.service_layer.refusals import require_network
 from ontology_query.service_layer.schema_search import (
     KIND_KEYS,
     ConceptKind,
@@ -31,14 +32,6 @@ register_messages({
 })  # fmt: skip
 
 T = TypeVar("T", ev.ObjectTypeUpserted, ev.RelationTypeUpserted)
-
-
-def require_network(state: OntologyState, kn_id: str) -> ev.NetworkUpserted:
-    network = state.access.networks.get(kn_id)
-    if network is None:
-        raise ApiError(ErrorCode.NOT_FOUND, 404, params={"reason": f"knowledge network {kn_id}"},
-                       details={"kn_id": kn_id})
-    return network
 
 
 def _extras(state: OntologyState, kn_id: str) -> NetworkSchemaExtras:
