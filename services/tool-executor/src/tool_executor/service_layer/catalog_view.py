@@ -59,21 +59,29 @@ def resolve(
 
     A toolbox whose schemas cannot be built is skipped (listed in ``skipped_owners``), not fatal.
     """
+    items, skipped = _described(state, kn_id, refs)
+    return {"items": items, "skipped_owners": sorted(skipped), **_network(state, kn_id)}
+
+
+def _described(
+    state: FactoryState, kn_id: str, refs: Sequence[ev.CapabilityRef], limit: int | None = None
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """Items with details for ``refs`` in order (at most ``limit``), and the owners skipped:
+    one broken toolbox must not hide every other capability."""
     items: list[dict[str, Any]] = []
     skipped: set[str] = set()
     for ref in refs:
+        if limit is not None and len(items) >= limit:
+            break
         if ref.owner_id in skipped:
             continue
         try:
             items.append({**_item(state, kn_id, ref), **_details(state, ref)})
-        except Exception:  # one broken toolbox must not hide every other capability
+        except Exception:
             log.warning("skipping owner %s: its schemas cannot be built", ref.owner_id, exc_info=True)
             skipped.add(ref.owner_id or "")
-    return {
-        "items": [i for i in items if i.get("owner_id") not in skipped],
-        "skipped_owners": sorted(skipped),
-        **_network(state, kn_id),
-    }
+            items = [i for i in items if i.get("owner_id") != ref.owner_id]
+    return items, skipped
 
 
 def _gated_mounts(
@@ -105,19 +113,7 @@ def list_mounted(
     """The network's mounts in binding order that pass the filters and the lifecycle gate:
     the first ``limit`` with details, and how many there are in all (cheap: the gate only)."""
     mounted, filtered, passing = _gated_mounts(state, kn_id, tuple(types or ()), owner_id)
-    items: list[dict[str, Any]] = []
-    skipped: set[str] = set()
-    for ref in passing:
-        if len(items) >= limit:
-            break
-        if ref.owner_id in skipped:
-            continue
-        try:
-            items.append({**_item(state, kn_id, ref), **_details(state, ref)})
-        except Exception:  # one broken toolbox must not hide every other capability
-            log.warning("skipping owner %s: its schemas cannot be built", ref.owner_id, exc_info=True)
-            skipped.add(ref.owner_id or "")
-    items = [i for i in items if i.get("owner_id") not in skipped]
+    items, skipped = _described(state, kn_id, passing, limit)
     return {
         "items": items,
         "passing_total": sum(1 for ref in passing if ref.owner_id not in skipped),
