@@ -270,3 +270,21 @@ def test_repeated_search_after_updates_uses_fresh_statistics() -> None:
     assert after[0][0] == "new-1" and after != before
     index.remove("new-1")
     assert index.search("create invoice", limit=5) == before
+
+
+def test_a_reused_candidate_restriction_follows_index_updates() -> None:
+    index = build()
+    restriction = index.candidates({"c-inv-get", "c-new"})
+    assert [cid for cid, _ in index.search("invoice", candidates=restriction, limit=5)] == ["c-inv-get"]
+    index.upsert(doc("c-new", "invoice_archive", "Archive an invoice."))
+    index.remove("c-fx")  # frees a slot that the next document reuses
+    index.upsert(doc("c-other", "invoice_export", "Export an invoice."))
+    hits = {cid for cid, _ in index.search("invoice", candidates=restriction, limit=5)}
+    assert hits == {"c-inv-get", "c-new"}
+    assert index.rank("invoice", candidates=restriction, limit=1).matched == 2
+
+
+def test_match_count_equals_the_number_of_positive_scores() -> None:
+    index = build(_random_catalog(300, seed=4))
+    for q in QUERIES:
+        assert index.match_count(q) == len(index.search(q, limit=10_000))

@@ -26,6 +26,8 @@ def serve(app: ASGIApp, settings: ServiceSettings) -> None:
         app,
         host=settings.host,
         port=settings.port,
+        loop="uvloop",
+        http="httptools",
         log_level="warning",
         access_log=False,
         lifespan="on",

@@ -15,10 +15,11 @@ Collection statistics (N, df, summed field lengths) are maintained incrementally
 upsert/remove and are exact integers, so scores depend only on the current document set,
 never on the order of updates.  Saturated term weights are cached per collection version.
 
-Evaluation is concept-at-a-time with MaxScore pruning at the level of alternatives: once an
-alternative's upper bound plus that of all remaining concepts is below the current k-th best
-score, it can no longer bring a new document into the top ``limit`` and its (long, low-idf)
-posting list is only probed for documents that still can.  Results are exact top-k.
+Scoring is vectorised: every document holds a *slot* (a row of dense numpy arrays), each
+term's saturated weights are cached as (slots, weights) arrays per collection version, and a
+query adds them into one score vector per alternative, takes the maximum per concept and sums
+the concepts.  A candidate restriction is a boolean slot mask (:class:`Candidates`, reusable
+across searches).  Results are the exact top-k; a query's analysis is cached.
 
 Optionally (``embedder=...``, off by default) :meth:`LexicalIndex.search` fuses the lexical
 ranking with a dense-embedding ranking over the same candidate set by reciprocal rank
@@ -28,12 +29,14 @@ always the exact BM25F top-k described above.
 
 from __future__ import annotations
 
-import heapq
 import logging
 import math
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from capability_index.domain.embeddings import Embedder, VectorStore, embedding_text
 from capability_index.domain.fusion import FusionConfig, reciprocal_rank_fusion
@@ -72,7 +75,31 @@ DEFAULT_FIELDS: Mapping[str, FieldConfig] = {
 # posting value: one (field index, term frequency, field length) triple per field the term
 # occurs in; field lengths live in the posting so scoring needs no extra lookup.
 _Posting = tuple[tuple[int, int, int], ...]
-_SAT_CACHE_LIMIT = 2_000_000  # cached (term, doc) weights before the cache is flushed
+_WEIGHTS_CACHE_LIMIT = 4_000_000  # cached (term, doc) weights before the cache is flushed
+_ANALYSIS_CACHE_LIMIT = 4_096  # analysed queries kept
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Top hits (capability_id, score), best first, and how many documents matched at all."""
+
+    hits: list[tuple[str, float]]
+    matched: int
+
+
+class Candidates:
+    """A restriction of a search to some capability ids, reusable across searches: the
+    index builds its slot mask once per collection version (the ids must not change)."""
+
+    __slots__ = ("ids", "mask", "version")
+
+    def __init__(self, ids: Collection[str]) -> None:
+        self.ids = ids
+        self.mask: np.ndarray | None = None
+        self.version: tuple[int, int] = (0, -1)
+
+
+CandidateIds = Candidates | Collection[str] | None
 
 
 def _field_texts(doc: CapabilityDoc) -> tuple[str, str, str, str]:
@@ -117,11 +144,16 @@ class LexicalIndex:
         self._doc_lens: dict[str, tuple[int, ...]] = {}
         self._postings: dict[str, dict[str, _Posting]] = {}
         self._len_sums = [0] * len(FIELDS)
-        # saturated BM25F term weights per (term, doc), valid for one collection version
+        # dense slots: a document's row in the score vectors (freed slots are reused)
+        self._slot: dict[str, int] = {}
+        self._slot_ids: list[str | None] = []
+        self._free_slots: list[int] = []
+        # saturated BM25F weights per term as (slots, weights), valid for one version
         self._version = 0
-        self._sat_version = -1
-        self._sat_cache: dict[str, dict[str, float]] = {}
-        self._sat_cached = 0
+        self._weights_version = -1
+        self._weights: dict[str, tuple[Any, Any]] = {}
+        self._weights_cached = 0
+        self._analysed: dict[str, list[Concept]] = {}
         self._fusion = fusion or FusionConfig()
         self._vectors: VectorStore | None = (
             None
@@ -175,6 +207,7 @@ class LexicalIndex:
         for fidx, flen in enumerate(lens):
             self._len_sums[fidx] += flen
         self._docs[cid] = doc
+        self._take_slot(cid)
         self._version += 1
         self._doc_terms[cid] = tuple(per_term)
         self._doc_lens[cid] = tuple(lens)
@@ -188,6 +221,9 @@ class LexicalIndex:
         if self._docs.pop(capability_id, None) is None:
             return False
         self._version += 1
+        slot = self._slot.pop(capability_id)
+        self._slot_ids[slot] = None
+        self._free_slots.append(slot)
         postings = self._postings
         for term in self._doc_terms.pop(capability_id):
             plist = postings[term]
@@ -199,6 +235,15 @@ class LexicalIndex:
         if self._vectors is not None:
             self._vectors.remove(capability_id)
         return True
+
+    def _take_slot(self, cid: str) -> None:
+        if self._free_slots:
+            slot = self._free_slots.pop()
+            self._slot_ids[slot] = cid
+        else:
+            slot = len(self._slot_ids)
+            self._slot_ids.append(cid)
+        self._slot[cid] = slot
 
     def refresh_embeddings(self) -> int:
         """Embed the documents added or changed since the last search (0 without embedder).
@@ -218,182 +263,166 @@ class LexicalIndex:
 
     # ------------------------------------------------------------------ search
     def analyze(self, query: str) -> list[Concept]:
-        """The weighted concepts a query is scored with (for debugging and tests)."""
-        return analyze_query(query, expander=self._expander, synonym_weight=self._synonym_weight)
+        """The weighted concepts a query is scored with (cached; do not mutate)."""
+        concepts = self._analysed.get(query)
+        if concepts is None:
+            if len(self._analysed) >= _ANALYSIS_CACHE_LIMIT:
+                self._analysed.clear()
+            concepts = analyze_query(
+                query, expander=self._expander, synonym_weight=self._synonym_weight
+            )
+            self._analysed[query] = concepts
+        return concepts
 
     def search(
-        self,
-        query: str,
-        *,
-        candidates: Collection[str] | None = None,
-        limit: int,
+        self, query: str, *, candidates: CandidateIds = None, limit: int
     ) -> list[tuple[str, float]]:
-        """Top ``limit`` (capability_id, score) pairs with score > 0, best first.
+        """Top ``limit`` (capability_id, score) pairs with score > 0, best first (:meth:`rank`)."""
+        return self.rank(query, candidates=candidates, limit=limit).hits
+
+    def rank(self, query: str, *, candidates: CandidateIds = None, limit: int) -> Ranking:
+        """Top ``limit`` (capability_id, score) pairs with score > 0, best first, and how many
+        documents the query matches lexically.
 
         Ties are broken by capability_id. With ``candidates`` only those ids are scored.
-        Without an embedder this is :meth:`search_lexical` (BM25F scores); with one, the
+        Without an embedder the hits are :meth:`search_lexical` (BM25F scores); with one, the
         reciprocal rank fusion of the lexical top ``max(limit, depth)`` and the embedding
         top ``depth`` (cosine > ``min_similarity``) of the same candidates, the score
         being the fused RRF score.
         """
         if self._vectors is None:
-            return self.search_lexical(query, candidates=candidates, limit=limit)
+            return self.rank_lexical(query, candidates=candidates, limit=limit)
+        cfg = self._fusion
+        lexical = self.rank_lexical(query, candidates=candidates, limit=max(limit, cfg.depth))
         if limit <= 0 or not self._docs or not query or query.isspace():
-            return []
+            return Ranking([], lexical.matched)
         cset: AbstractSet[str] | None = None
         if candidates is not None:
-            cset = candidates if isinstance(candidates, AbstractSet) else frozenset(candidates)
+            ids = candidates.ids if isinstance(candidates, Candidates) else candidates
+            cset = ids if isinstance(ids, AbstractSet) else frozenset(ids)
             if not cset:
-                return []
-        cfg = self._fusion
-        lexical = self.search_lexical(query, candidates=cset, limit=max(limit, cfg.depth))
+                return Ranking([], 0)
         try:
             dense = self._vectors.rank(
                 query, candidates=cset, limit=cfg.depth, min_similarity=cfg.min_similarity
             )
         except Exception:  # the dense signal is optional: fail open to the lexical ranking
             _log.exception("embedding ranking failed; lexical ranking only")
-            return lexical[:limit]
-        return reciprocal_rank_fusion(
-            [([d for d, _ in lexical], 1.0), ([d for d, _ in dense], cfg.dense_weight)],
+            return Ranking(lexical.hits[:limit], lexical.matched)
+        fused = reciprocal_rank_fusion(
+            [([d for d, _ in lexical.hits], 1.0), ([d for d, _ in dense], cfg.dense_weight)],
             k=cfg.k,
             limit=limit,
         )
+        return Ranking(fused, max(lexical.matched, len(fused)))
 
-    def match_count(self, query: str, *, candidates: Collection[str] | None = None) -> int:
+    def match_count(self, query: str, *, candidates: CandidateIds = None) -> int:
         """How many documents (among ``candidates``) the query matches lexically, i.e. how
-        many have a score > 0 — without scoring them (a union of posting lists)."""
-        if not self._docs or not query or query.isspace():
-            return 0
-        matched: set[str] = set()
-        for concept in self._plan(self.analyze(query), len(self._docs)):
-            for alt in concept.alternatives:
-                for _term, _factor, plist in alt.terms:
-                    matched.update(plist.keys())
-        if candidates is None:
-            return len(matched)
-        cset = candidates if isinstance(candidates, AbstractSet) else frozenset(candidates)
-        return len(matched & cset) if len(matched) < len(cset) else sum(1 for d in cset if d in matched)
+        many have a score > 0."""
+        return self.rank_lexical(query, candidates=candidates, limit=0).matched
 
     def search_lexical(
         self,
         query: str,
         *,
-        candidates: Collection[str] | None = None,
+        candidates: CandidateIds = None,
         limit: int,
     ) -> list[tuple[str, float]]:
         """Exact BM25F top ``limit`` (capability_id, score) pairs with score > 0, best first.
 
         Ties are broken by capability_id. With ``candidates`` only those ids are scored.
         """
+        return self.rank_lexical(query, candidates=candidates, limit=limit).hits
+
+    def rank_lexical(
+        self, query: str, *, candidates: CandidateIds = None, limit: int
+    ) -> Ranking:
+        """:meth:`search_lexical` and :meth:`match_count` from one scoring pass."""
         n_docs = len(self._docs)
-        if limit <= 0 or n_docs == 0 or not query or query.isspace():
-            return []
-        cset: AbstractSet[str] | None = None
-        if candidates is not None:
-            cset = candidates if isinstance(candidates, AbstractSet) else frozenset(candidates)
-            if not cset:
-                return []
+        if n_docs == 0 or not query or query.isspace():
+            return Ranking([], 0)
+        mask = self._mask(candidates)
+        if mask is not None and not mask.any():
+            return Ranking([], 0)
         plan = self._plan(self.analyze(query), n_docs)
         if not plan:
-            return []
+            return Ranking([], 0)
+        size = len(self._slot_ids)
+        acc = np.zeros(size)
+        for concept in plan:
+            best: np.ndarray | None = None
+            for alt in concept.alternatives:
+                part = np.zeros(size)
+                for term, factor in alt.terms:
+                    slots, weights = self._term_weights(term)
+                    part[slots] += factor * weights
+                best = part if best is None else np.maximum(best, part)
+            if best is not None:
+                acc += best
+        if mask is not None:
+            acc[~mask[:size]] = 0.0
+        hit_slots = np.flatnonzero(acc > 0.0)
+        matched = int(hit_slots.size)
+        if limit <= 0:
+            return Ranking([], matched)
+        if matched > limit:  # keep the top ``limit`` scores and everything tied with the last
+            scores = acc[hit_slots]
+            kth = np.partition(scores, matched - limit)[matched - limit]
+            hit_slots = hit_slots[scores >= kth]
+        ids = self._slot_ids
+        ranked = sorted(
+            ((ids[s], float(acc[s])) for s in hit_slots.tolist()), key=lambda kv: (-kv[1], kv[0])
+        )
+        return Ranking([(d, sc) for d, sc in ranked[:limit] if d is not None], matched)
 
-        k1 = self._k1
-        w = self._w
+    def candidates(self, ids: Collection[str]) -> Candidates:
+        """A reusable restriction to ``ids`` (its slot mask is built once per index version)."""
+        return Candidates(ids)
+
+    def _mask(self, candidates: CandidateIds) -> np.ndarray | None:
+        if candidates is None:
+            return None
+        if not isinstance(candidates, Candidates):
+            candidates = Candidates(candidates)
+        if candidates.mask is None or candidates.version != (id(self), self._version):
+            slot = self._slot
+            mask = np.zeros(len(self._slot_ids), dtype=bool)
+            mask[[slot[d] for d in candidates.ids if d in slot]] = True
+            candidates.mask, candidates.version = mask, (id(self), self._version)
+            return mask
+        return candidates.mask
+
+    def _term_weights(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """Slots and saturated BM25F weights of ``term``'s documents (cached per version)."""
+        if self._weights_version != self._version:
+            self._weights.clear()
+            self._weights_cached = 0
+            self._weights_version = self._version
+        cached = self._weights.get(term)
+        if cached is not None:
+            return cached
+        n_docs = len(self._docs)
+        k1, w = self._k1, self._w
         a = tuple(1.0 - b for b in self._b)
         c = tuple(
             (b * n_docs / total) if total > 0 else 0.0
             for b, total in zip(self._b, self._len_sums, strict=True)
         )
-
-        def sat(posting: _Posting) -> float:
+        plist = self._postings[term]
+        slot = self._slot
+        slots = np.fromiter((slot[d] for d in plist), dtype=np.int64, count=len(plist))
+        sats = np.empty(len(plist))
+        for i, posting in enumerate(plist.values()):
             s = 0.0
             for f, tf, flen in posting:
                 s += w[f] * tf / (a[f] + c[f] * flen)
-            return s / (k1 + s)
-
-        if self._sat_version != self._version:
-            self._sat_cache.clear()
-            self._sat_cached = 0
-            self._sat_version = self._version
-        cache = self._sat_cache
-
-        def sat_map(term: str, plist: dict[str, _Posting]) -> dict[str, float]:
-            m = {d: sat(p) for d, p in plist.items()}
-            if self._sat_cached + len(m) > _SAT_CACHE_LIMIT:
-                cache.clear()
-                self._sat_cached = 0
-            cache[term] = m
-            self._sat_cached += len(m)
-            return m
-
-        remaining = [0.0] * (len(plan) + 1)
-        for i in range(len(plan) - 1, -1, -1):
-            remaining[i] = remaining[i + 1] + plan[i].upper_bound
-
-        acc: dict[str, float] = {}
-        processed = 0.0  # summed upper bounds of processed concepts (>= any score so far)
-        theta = 0.0  # lower bound of the final k-th best score (valid once len(acc) >= limit)
-        live: list[str] = []  # docs in acc that can still reach the top-k
-        stale = True
-        for i, concept in enumerate(plan):
-            rest = remaining[i + 1]
-            best: dict[str, float] = {}
-            for alt in concept.alternatives:
-                pruned = False
-                if len(acc) >= limit and alt.upper_bound + rest < processed:
-                    if stale:
-                        theta = _kth_largest(acc, limit)
-                        live = [d for d, sc in acc.items() if sc + remaining[i] >= theta]
-                        stale = False
-                    # an unseen document gets at most alt.upper_bound + rest < theta: probe only
-                    pruned = alt.upper_bound + rest < theta
-                part: dict[str, float] = {}
-                if pruned:
-                    targets = set(live)
-                    targets.update(d for d in best if d not in acc)
-                    for term, factor, plist in alt.terms:
-                        # probe the smaller side: target docs, or the posting list
-                        m = cache.get(term)
-                        if m is None:
-                            raw: Iterable[tuple[str, _Posting]]
-                            if len(targets) < len(plist):
-                                raw = [(d, plist[d]) for d in targets if d in plist]
-                            else:
-                                raw = [(d, p) for d, p in plist.items() if d in targets]
-                            pairs: Iterable[tuple[str, float]] = [(d, sat(p)) for d, p in raw]
-                        elif len(targets) < len(m):
-                            pairs = [(d, m[d]) for d in targets if d in m]
-                        else:
-                            pairs = [(d, v) for d, v in m.items() if d in targets]
-                        for d, v in pairs:
-                            part[d] = part.get(d, 0.0) + factor * v
-                else:
-                    for term, factor, plist in alt.terms:
-                        m = cache.get(term)
-                        if m is None and (cset is None or len(cset) >= len(plist)):
-                            m = sat_map(term, plist)  # full list scanned anyway: keep the weights
-                        part_get = part.get
-                        if m is not None:
-                            for d, v in _restrict(m, cset):
-                                part[d] = part_get(d, 0.0) + factor * v
-                        else:
-                            for d, posting in _iter_postings(plist, cset):
-                                part[d] = part_get(d, 0.0) + factor * sat(posting)
-                if best:
-                    for d, v in part.items():
-                        if v > best.get(d, 0.0):
-                            best[d] = v
-                else:
-                    best = part
-            if best:
-                acc_get = acc.get
-                for d, v in best.items():
-                    acc[d] = acc_get(d, 0.0) + v
-                stale = True
-            processed += concept.upper_bound
-        ranked = heapq.nsmallest(limit, acc.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [(d, sc) for d, sc in ranked if sc > 0.0]
+            sats[i] = s / (k1 + s)
+        if self._weights_cached + len(plist) > _WEIGHTS_CACHE_LIMIT:
+            self._weights.clear()
+            self._weights_cached = 0
+        self._weights[term] = (slots, sats)
+        self._weights_cached += len(plist)
+        return slots, sats
 
     def _plan(self, concepts: list[Concept], n_docs: int) -> list[_PlannedConcept]:
         """Resolve concepts against the index; order by decreasing score upper bound."""
@@ -404,13 +433,13 @@ class LexicalIndex:
             alts: list[_PlannedAlt] = []
             for alt in concept.alternatives:
                 scale = alt.weight * (k1 + 1.0) / len(alt.terms)
-                terms: list[tuple[str, float, dict[str, _Posting]]] = []
+                terms: list[tuple[str, float]] = []
                 for term in alt.terms:
                     plist = postings.get(term)
                     if plist:
                         df = len(plist)
                         idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-                        terms.append((term, scale * idf, plist))
+                        terms.append((term, scale * idf))
                 if terms:
                     alts.append(_PlannedAlt(sum(t[1] for t in terms), tuple(terms)))
             if alts:
@@ -424,9 +453,7 @@ class LexicalIndex:
 @dataclass(frozen=True)
 class _PlannedAlt:
     upper_bound: float
-    terms: tuple[
-        tuple[str, float, dict[str, _Posting]], ...
-    ]  # (term, weight*idf*(k1+1)/n, postings)
+    terms: tuple[tuple[str, float], ...]  # (term, weight*idf*(k1+1)/n)
 
 
 @dataclass(frozen=True)
@@ -434,27 +461,3 @@ class _PlannedConcept:
     upper_bound: float
     key: tuple[str, ...]
     alternatives: tuple[_PlannedAlt, ...]
-
-
-def _iter_postings(
-    plist: dict[str, _Posting], cset: AbstractSet[str] | None
-) -> Iterable[tuple[str, _Posting]]:
-    if cset is None:
-        return plist.items()
-    if len(cset) < len(plist):
-        return [(d, plist[d]) for d in cset if d in plist]
-    return [(d, p) for d, p in plist.items() if d in cset]
-
-
-def _restrict(
-    weights: dict[str, float], cset: AbstractSet[str] | None
-) -> Iterable[tuple[str, float]]:
-    if cset is None:
-        return weights.items()
-    if len(cset) < len(weights):
-        return [(d, weights[d]) for d in cset if d in weights]
-    return [(d, v) for d, v in weights.items() if d in cset]
-
-
-def _kth_largest(acc: Mapping[str, float], k: int) -> float:
-    return heapq.nlargest(k, acc.values())[-1]

@@ -9,7 +9,7 @@ from bkn_common import events as ev
 from bkn_common.catalog_state import CatalogState
 from capability_index.domain.documents import skill_document, tool_document
 from capability_index.domain.embeddings import Embedder
-from capability_index.domain.ranking import LexicalIndex
+from capability_index.domain.ranking import Candidates, LexicalIndex
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,9 @@ class CapabilityIndex:
         self.lexical = LexicalIndex(embedder=embedder)
         self._refs: dict[str, ev.CapabilityRef] = {}
         self._metadata: dict[str, str | None] = {}
+        # candidate restrictions per (network, filters), valid for one catalogue version
+        self._restrictions: dict[tuple[object, ...], tuple[dict[str, ev.CapabilityRef], Candidates]] = {}
+        self._restrictions_version = -1
 
     # -- projection ---------------------------------------------------------------------
     def apply(self, record: ev.EventRecord) -> None:
@@ -146,17 +149,34 @@ class CapabilityIndex:
         limit: int = 20,
     ) -> SearchResult:
         """Ranked (with ``query``) or binding-ordered (without) hits among the mounts."""
-        by_key = self._candidates(kn_id, types, metadata_types, owner_id)
+        by_key, restriction = self._restriction(kn_id, types, metadata_types, owner_id)
         mounted = len(self.catalog.bindings.get(kn_id, ()))
         if not query or not query.strip():
             indexed = [ref for key, ref in by_key.items() if self.lexical.get(key) is not None]
             hits = [h for ref in indexed[:limit] if (h := self._hit(ref, None)) is not None]
             return SearchResult(hits, len(indexed), mounted)
-        keys = by_key.keys()
-        ranked = self.lexical.search(query, candidates=keys, limit=limit)
-        hits = [h for key, score in ranked if (h := self._hit(by_key[key], score))]
-        total = max(self.lexical.match_count(query, candidates=keys), len(ranked))
-        return SearchResult(hits, total, mounted)
+        ranking = self.lexical.rank(query, candidates=restriction, limit=limit)
+        hits = [h for key, score in ranking.hits if (h := self._hit(by_key[key], score))]
+        return SearchResult(hits, max(ranking.matched, len(hits)), mounted)
+
+    def _restriction(
+        self,
+        kn_id: str,
+        types: Sequence[str] | None,
+        metadata_types: Sequence[str] | None,
+        owner_id: str | None,
+    ) -> tuple[dict[str, ev.CapabilityRef], Candidates]:
+        """The candidates for one network and filter set, and their ranking restriction,
+        reused until the catalogue changes (so neither is rebuilt on every search)."""
+        if self._restrictions_version != self.catalog.version or len(self._restrictions) > 256:
+            self._restrictions.clear()
+            self._restrictions_version = self.catalog.version
+        key = (kn_id, tuple(types or ()), tuple(metadata_types or ()), owner_id)
+        cached = self._restrictions.get(key)
+        if cached is None:
+            by_key = self._candidates(kn_id, types, metadata_types, owner_id)
+            cached = self._restrictions[key] = (by_key, self.lexical.candidates(by_key.keys()))
+        return cached
 
     def describe(self, refs: Sequence[ev.CapabilityRef]) -> list[Hit]:
         """Index records for the given capabilities (those not indexed are left out)."""
