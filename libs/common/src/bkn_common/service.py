@@ -95,7 +95,13 @@ def make_service_app(
                 await stack.enter_async_context(resource())
             yield
 
-    app = FastAPI(title=title, lifespan=lifespan, docs_url=None, redoc_url=None)
+    # FastAPI's own telemetry is off: TraceContextMiddleware is the one SERVER span per request
+    # (FastAPI's would add a second server span plus spans per dependency and endpoint, all
+    # exported through Kafka and stored by trace-recorder, for no extra information)
+    app = FastAPI(
+        title=title, lifespan=lifespan, docs_url=None, redoc_url=None,
+        telemetry={"tracing": False, "metrics": False, "logs": False},
+    )
     install_error_handlers(app)
     app.add_middleware(TraceContextMiddleware, service_name=title)
     app.include_router(health_router(readiness))
