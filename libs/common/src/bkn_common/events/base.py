@@ -17,6 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
+import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 Payload = dict[str, Any]
@@ -84,7 +85,10 @@ def encode_event(event: Event, *, event_id: str | None = None) -> bytes:
         "occurred_at": datetime.now(UTC).isoformat(),
         "data": event.model_dump(mode="json", exclude_none=True),
     }
-    return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode()
+    try:
+        return orjson.dumps(envelope)
+    except TypeError:  # an integer beyond 64 bits in free-form data: the slower encoder copes
+        return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def decode_event(raw: bytes | None) -> EventRecord:
@@ -92,9 +96,12 @@ def decode_event(raw: bytes | None) -> EventRecord:
     if raw is None:
         raise PoisonMessage("empty record value")
     try:
-        envelope = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PoisonMessage(f"invalid JSON: {exc}") from exc
+        envelope = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:  # orjson refuses integers beyond 64 bits, which JSON allows
+            envelope = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise PoisonMessage(f"invalid JSON: {exc}") from exc
     if not isinstance(envelope, dict):
         raise PoisonMessage("record is not a JSON object")
     event_type = envelope.get("type")
