@@ -186,7 +186,7 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
         except ApiError as error:
             return _refusal(error, call.language, call.request_id)
 
-    return Server(
+    server: Server[Any] = Server(
         f"context-loader-{endpoint}",
         version="0.1.0",
         instructions=(
@@ -198,6 +198,11 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
         on_list_resources=list_resources,
         on_list_prompts=list_prompts,
     )
+    # The SDK's default middleware opens a second SERVER span per message; the pipeline's
+    # "tools/call <tool>" span already carries the same MCP/GenAI attributes plus the
+    # provenance ids trace-recorder links on, and the HTTP request has its own span.
+    server.middleware = []
+    return server
 
 
 def _native_target(deps: Deps, name: str, language: Language) -> str:
