@@ -86,6 +86,56 @@ def timed() -> Iterator[list[float]]:
         box.append(time.perf_counter() - start)
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (None once it is gone)."""
+    import os
+
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _infra_pids() -> dict[str, int]:
+    """The local Kafka broker and Redis, found by their command lines."""
+    import os
+
+    found: dict[str, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                argv = cmdline.read().split(b"\0")
+        except OSError:
+            continue
+        if argv[0].endswith(b"java") and b"kafka.Kafka" in argv:
+            found["kafka"] = int(entry)
+        elif argv and argv[0].startswith(b"redis-server"):
+            found["redis"] = int(entry)
+    return found
+
+
+def mesh_processes(layout: Any) -> dict[str, int]:
+    """Process ids of a bench mesh's services, the broker, Redis and this client."""
+    import os
+
+    pids = {f.stem: int(f.read_text()) for f in sorted((layout.run_dir / "pids").glob("*.pid"))}
+    return {**pids, **_infra_pids(), "bench client": os.getpid()}
+
+
+def cpu_snapshot(processes: dict[str, int]) -> dict[str, float]:
+    return {name: t for name, pid in processes.items() if (t := _cpu_seconds(pid)) is not None}
+
+
+def cpu_per_request(before: dict[str, float], after: dict[str, float], requests: int) -> dict[str, float]:
+    """CPU milliseconds each process spent per request between two snapshots (the clock
+    tick is 10 ms, so use a few thousand requests)."""
+    return {name: (after[name] - before[name]) * 1000 / requests for name in after if name in before}
+
+
 @contextmanager
 def bench_mesh(name: str, base_port: int, extra_env: dict[str, str] | None = None,
                bundles: Sequence[str] | None = None) -> Iterator[Any]:

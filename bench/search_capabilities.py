@@ -26,7 +26,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import bench_mesh, latency_summary, percentile, print_table, write_result
+from bench.harness import (
+    bench_mesh,
+    cpu_per_request,
+    cpu_snapshot,
+    latency_summary,
+    mesh_processes,
+    percentile,
+    print_table,
+    write_result,
+)
 
 KN = "bench_kn"
 BOXES = 10
@@ -295,7 +304,10 @@ async def _run(layout: Any, key: str) -> dict[str, Any]:
                         raise TimeoutError("the mesh did not materialize the bench catalogue in 600 s")
                     await asyncio.sleep(pause)
         visible_s = time.perf_counter() - started
+        processes = mesh_processes(layout)
+        before = cpu_snapshot(processes)
         ranked_stats = await _load(gateway, key, [{"kn_id": KN, "query": q} for q in queries(REQUESTS)])
+        ranked_cpu = cpu_per_request(before, cpu_snapshot(processes), REQUESTS + 20)
         listing = await _load(gateway, key, [{"kn_id": KN} for _ in range(LIST_REQUESTS)])
         visibility = await _visibility(layout, publisher, gateway, key)
     finally:
@@ -308,6 +320,7 @@ async def _run(layout: Any, key: str) -> dict[str, Any]:
             "visible_through_gateway_s": visible_s,
         },
         "ranked": ranked_stats,
+        "ranked_cpu_ms_per_request": ranked_cpu,
         "listing": listing,
         "visibility": visibility,
     }
@@ -345,6 +358,12 @@ def main() -> dict[str, Any]:
             {"event": name, "n": int(r["n"]), "p50_ms": r["p50_ms"], "p95_ms": r["p95_ms"], "max_ms": r["max_ms"]}
             for name, r in result["visibility"].items()
         ],
+    )
+    cpu = result["ranked_cpu_ms_per_request"]
+    print_table(
+        "CPU per ranked search, by process (ms; 2 cores: the sum bounds req/s)",
+        [{"process": name, "cpu_ms": ms} for name, ms in sorted(cpu.items(), key=lambda kv: -kv[1])]
+        + [{"process": "all", "cpu_ms": sum(cpu.values())}],
     )
     catalogue = result["catalogue"]
     print(
