@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
 
 from trace_recorder.adapters.memory_coordination import MemoryCoordination
 from trace_recorder.adapters.redis_coordination import RedisCoordination
-from trace_recorder.service_layer.ports import Coordination, CoordinationUnavailable
+from trace_recorder.service_layer.ports import (
+    Coordination,
+    CoordinationUnavailable,
+    OperationClaim,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -81,3 +86,135 @@ async def test_locks_exclude_and_time_out(port) -> None:
             async with port.lock("l", 0.1):
                 pass
     assert await port.ping()
+
+
+# ---------------------------------------------------------------- claim_operation (begin)
+
+
+async def claim_op(port, key: str = "op:1", input_hash: str = "h1", *, holder: str = "int_a",
+                   limit: int = 3, stored_count: int = 0, stored_hash: str | None = None,
+                   ttl: int = 60, counter_ttl: int = 60) -> OperationClaim:
+    claim: OperationClaim = await port.claim_operation(
+        key, input_hash, in_flight_ttl=ttl, lease_key="lease", lease_holder=holder,
+        lease_ttl=ttl, counter_key="n", counter_ttl=counter_ttl, limit=limit,
+        stored_count=stored_count, stored_hash=stored_hash)
+    return claim
+
+
+async def test_claim_operation_marks_leases_and_counts_a_new_one(port) -> None:
+    assert await claim_op(port) == OperationClaim("new", count=1)
+    assert (await port.get("op:1"), await port.get("lease"), await port.get("n")) == (
+        "h1", "int_a", "1")
+    assert await claim_op(port, "op:2", "h2", stored_count=1) == OperationClaim("new", count=2)
+    assert await port.get("n") == "2"
+
+
+async def test_claim_operation_finds_one_in_flight(port) -> None:
+    await claim_op(port)
+    assert await claim_op(port) == OperationClaim("existing", recorded_hash="h1")
+    assert await claim_op(port, input_hash="h2") == OperationClaim("conflict", recorded_hash="h1")
+    assert (await port.get("op:1"), await port.get("n")) == ("h1", "1")  # counted once
+
+
+async def test_claim_operation_of_one_the_store_holds(port) -> None:
+    # the store's hash decides; the in-flight marker is re-armed when it has lapsed
+    assert await claim_op(port, stored_hash="h1", stored_count=1) == OperationClaim(
+        "existing", recorded_hash="h1")
+    assert (await port.get("op:1"), await port.get("lease"), await port.get("n")) == (
+        "h1", "int_a", None)
+    await port.put("op:1", "h1")
+    assert await claim_op(port, input_hash="h2", stored_hash="h1") == OperationClaim(
+        "conflict", recorded_hash="h1")
+    assert await port.get("n") is None
+
+
+async def test_claim_operation_respects_a_lease_held_by_another_interaction(port) -> None:
+    assert await port.claim("lease", "int_b", 60) is None
+    assert await claim_op(port) == OperationClaim("superseded", holder="int_b")
+    assert (await port.get("op:1"), await port.get("n")) == (None, None)  # nothing left behind
+    await port.put("op:1", "h1")  # begun by int_b's time, say, by another instance
+    assert await claim_op(port) == OperationClaim("superseded", recorded_hash="h1",
+                                                  holder="int_b")
+    assert await claim_op(port, input_hash="h2") == OperationClaim("conflict", recorded_hash="h1")
+    assert await port.get("lease") == "int_b"
+    await port.release("lease", "int_b")
+    assert await claim_op(port) == OperationClaim("existing", recorded_hash="h1")
+    assert await port.get("lease") == "int_a"
+
+
+async def test_claim_operation_at_the_limit(port) -> None:
+    for n in (1, 2):
+        assert (await claim_op(port, f"op:{n}", limit=2)).status == "new"
+    assert await claim_op(port, "op:3", limit=2) == OperationClaim("limit")
+    assert (await port.get("op:3"), await port.get("n")) == (None, "2")  # undone in the script
+    # the store's count holds too: when the counter is lost, and before the lease is touched
+    await port.delete("n")
+    assert await claim_op(port, "op:3", limit=2, stored_count=1) == OperationClaim("new", count=1)
+    assert await claim_op(port, "op:4", limit=2, stored_count=2) == OperationClaim("limit")
+    await port.release("lease", "int_a")
+    assert await claim_op(port, "op:4", holder="int_b", limit=2, stored_count=2) == (
+        OperationClaim("limit"))
+    assert (await port.get("lease"), await port.get("op:4"), await port.get("n")) == (
+        None, None, "1")
+    # a refusal leaves nothing that a later claim would trip over
+    assert await claim_op(port, "op:4", limit=3, stored_count=1) == OperationClaim("new", count=2)
+
+
+async def test_claim_operation_sets_ttls(port) -> None:
+    assert (await claim_op(port, "op:1", ttl=1, counter_ttl=1)).status == "new"
+    await asyncio.sleep(0.6)
+    # the counter's TTL is set by its first increment only; the lease's by every claim
+    assert await claim_op(port, "op:2", ttl=60, counter_ttl=60) == OperationClaim("new", count=2)
+    await asyncio.sleep(0.6)
+    assert (await port.get("op:1"), await port.get("n")) == (None, None)
+    assert (await port.get("op:2"), await port.get("lease")) == ("h1", "int_a")
+    assert await claim_op(port, "op:1") == OperationClaim("new", count=1)
+
+
+async def test_claim_operation_when_unavailable() -> None:
+    port = MemoryCoordination()
+    port.available = False
+    with pytest.raises(CoordinationUnavailable):
+        await claim_op(port)
+    client = Redis.from_url("redis://127.0.0.1:1/0", socket_connect_timeout=0.2)
+    try:
+        with pytest.raises(CoordinationUnavailable):
+            await claim_op(RedisCoordination(client, "nowhere:"))
+    finally:
+        await client.aclose()
+
+
+async def test_scripts_take_one_round_trip_by_sha_on_redis(env) -> None:
+    client = Redis.from_url(env.settings().redis_url, decode_responses=True)
+    prefix = env.redis_prefix + "contract:sha:"
+    port = RedisCoordination(client, prefix)
+    sent: list[str] = []
+    original = client.execute_command
+
+    async def counted(*args: Any, **kw: Any) -> Any:
+        sent.append(str(args[0]).upper())
+        return await original(*args, **kw)
+
+    try:
+        client.execute_command = counted  # type: ignore[method-assign]
+        assert (await claim_op(port, "op:0", ttl=30, counter_ttl=3600)).status == "new"
+        # by its sha; the text goes only to a server that does not know it yet
+        assert sent in (["EVALSHA"], ["EVALSHA", "SCRIPT LOAD", "EVALSHA"])
+        await port.claim("warm", "x", 1)
+        await port.incr("warm:n", 1)
+        await port.release("warm", "x")
+        sent.clear()
+        assert (await claim_op(port, "op:1", ttl=30, counter_ttl=3600)).status == "new"
+        assert sent == ["EVALSHA"]  # begin's hot path: one round trip
+        sent.clear()
+        assert await port.claim("lease", "int_a", 60) is None
+        assert await port.incr("m", 60) == 1
+        await port.release("lease", "int_b")
+        assert sent == ["EVALSHA"] * 3
+        client.execute_command = original  # type: ignore[method-assign]
+        assert 0 < await client.ttl(prefix + "op:1") <= 30
+        assert 0 < await client.ttl(prefix + "lease") <= 60
+        assert 3500 < await client.ttl(prefix + "n") <= 3600
+    finally:
+        client.execute_command = original  # type: ignore[method-assign]
+        await client.aclose()

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
 import pytest
 
 from bkn_common import events as ev
 from bkn_common.errors import ApiError
-from trace_recorder.domain.rules import evidence_id, operation_key
+from bkn_common.events import decode_event, encode_event
+from trace_recorder.adapters.memory_coordination import MemoryCoordination
+from trace_recorder.domain.rules import evidence_id, operation_id_for, operation_key, receipt_id_for
 from trace_recorder.service_layer.interactions import FinishCommand
 from trace_recorder.service_layer.operations import CompleteCommand, EvidenceItem
+from trace_recorder.service_layer.ports import OperationClaim
+
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 RETRIEVAL = EvidenceItem("retrieval", {"query_hash": "qh", "candidates": 2, "truncated": False},
                          ("object_instance:kn1:ot1:a", "object_instance:kn1:ot1:b"))
@@ -162,3 +172,157 @@ async def test_begin_after_a_lapsed_but_uncontested_lease_retakes_it(rig) -> Non
     assert (await rig.begin(first))["status"] == "new"
     await refused(rig.start(conversation_mode="continue",
                             conversation_id=first["conversation_id"]), "interaction_active", 409)
+
+
+# ---------------------------------------------------------------- begin's coordination
+
+
+class Recording(MemoryCoordination):
+    """The in-memory port, recording which of its calls begin makes; ``during_claim`` runs
+    between the claim and its answer (what another instance or the projection does then)."""
+
+    def __init__(self, clock) -> None:
+        super().__init__(clock=clock)
+        self.calls: list[str] = []
+        self.during_claim: Callable[[], Awaitable[None]] | None = None
+
+    def __getattribute__(self, name: str) -> Any:
+        attr = super().__getattribute__(name)
+        if name in ("get", "put", "claim", "release", "delete", "incr", "decr", "lock"):
+            super().__getattribute__("calls").append(name)
+        return attr
+
+    async def claim_operation(self, *args: Any, **kw: Any) -> OperationClaim:
+        self.calls.append("claim_operation")
+        claim = await super().claim_operation(*args, **kw)
+        if self.during_claim is not None:
+            await self.during_claim()
+        return claim
+
+
+@pytest.fixture
+def recording(rig) -> Recording:
+    rig.coordination = Recording(rig.clock.seconds)
+    rig.rebuild()
+    return rig.coordination
+
+
+def pending_record(started: dict, correlation: str, input_hash: str = "h1"):
+    key = operation_key(started["interaction_id"], correlation, "query_object_instance")
+    event = ev.OperationRecorded(
+        operation_id=operation_id_for(key), operation_key=key,
+        conversation_id=started["conversation_id"], interaction_id=started["interaction_id"],
+        tool_name="query_object_instance", input_hash=input_hash,
+        receipt_id=receipt_id_for(key), receipt_status="pending",
+        evidence_durability="pending", recorded_at=EPOCH, correlation=correlation)
+    return decode_event(encode_event(event))
+
+
+async def test_a_new_operation_takes_one_coordination_call(rig, recording) -> None:
+    started = await rig.start()
+    recording.calls.clear()
+    begun = await rig.begin(started)
+    assert recording.calls == ["claim_operation"]
+    key = rig.store.operations[begun["operation_id"]].operation_key
+    assert await recording.get(f"op:{key}") == "h1"  # in flight until the store holds it
+    assert await recording.get(f"opcount:{started['interaction_id']}") == "1"
+    assert await recording.get(f"lease:{started['conversation_id']}") == started["interaction_id"]
+    await rig.operations.complete(complete(begun["operation_id"]))
+    recording.calls.clear()
+    assert (await rig.begin(started))["status"] == "replay"
+    assert recording.calls == ["claim_operation"]
+
+
+async def test_concurrent_begins_of_one_key(rig) -> None:
+    started = await rig.start()
+    results = await asyncio.gather(rig.begin(started), rig.begin(started),
+                                   rig.begin(started, input_hash="other"),
+                                   return_exceptions=True)
+    assert results[0]["status"] == "new"
+    assert [getattr(r, "code", None) for r in results[1:]] == ["receipt_pending",
+                                                               "idempotency_conflict"]
+    assert await rig.coordination.get(f"opcount:{started['interaction_id']}") == "1"
+
+
+async def test_a_refused_begin_leaves_nothing_behind(rig) -> None:
+    rig.rebuild(max_operations_per_interaction=1)
+    started = await rig.start()
+    counter = f"opcount:{started['interaction_id']}"
+    await rig.begin(started, correlation="c0")
+    await refused(rig.begin(started, correlation="c1"), "operation_limit_exceeded", 409)
+    assert await rig.coordination.get(counter) == "1"
+    lease = f"lease:{started['conversation_id']}"
+    await rig.coordination.put(lease, "int_newer")  # another instance's newer interaction
+    rig.rebuild(max_operations_per_interaction=2)
+    error = await refused(rig.begin(started, correlation="c1"), "interaction_not_active", 409)
+    assert error.details == {"interaction_id": started["interaction_id"], "status": "superseded",
+                             "active_interaction_id": "int_newer"}
+    assert await rig.coordination.get(counter) == "1"
+    await rig.coordination.release(lease, "int_newer")
+    assert (await rig.begin(started, correlation="c1"))["status"] == "new"  # not pending
+
+
+async def test_begin_waits_for_a_complete_under_way_and_replays_it(rig) -> None:
+    started = await rig.start()
+    begun = await rig.begin(started)
+    await rig.core.drain()
+    gate = asyncio.Event()
+    publish = rig.sink.publish
+
+    async def slow_publish(event: ev.Event) -> None:
+        await gate.wait()
+        await publish(event)
+
+    rig.sink.publish = slow_publish
+    completing = asyncio.create_task(rig.operations.complete(complete(
+        begun["operation_id"], result={"rows": 3})))
+    await asyncio.sleep(0.01)
+    retry = asyncio.create_task(rig.begin(started))  # the caller retried meanwhile
+    await asyncio.sleep(0.05)
+    assert not retry.done()
+    gate.set()
+    await completing
+    replay = await retry
+    assert (replay["status"], replay["stored_result"]) == ("replay", {"rows": 3})
+
+
+async def test_a_begin_cancelled_during_its_claim_gives_the_claim_back(rig, recording) -> None:
+    started = await rig.start()
+    recording.during_claim = lambda: asyncio.sleep(0.05)  # the reply is on its way
+    task = asyncio.create_task(rig.begin(started))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    key = operation_key(started["interaction_id"], "call-1", "query_object_instance")
+    assert await recording.get(f"op:{key}") is None
+    recording.during_claim = None
+    assert (await rig.begin(started))["status"] == "new"
+
+
+async def test_the_store_catching_up_during_the_claim(rig, recording) -> None:
+    """Another instance's record of the same key reaches this store while the claim runs (its
+    marker had lapsed): an existing operation after all, not counted."""
+    started = await rig.start()
+
+    async def projected() -> None:
+        rig.store.apply(pending_record(started, "call-1"))
+
+    recording.during_claim = projected
+    await refused(rig.begin(started), "receipt_pending", 409)
+    assert await recording.get(f"opcount:{started['interaction_id']}") == "0"
+    assert len(rig.store.operations) == 1
+
+
+async def test_the_store_filling_up_during_the_claim(rig, recording) -> None:
+    rig.rebuild(max_operations_per_interaction=1)
+    started = await rig.start()
+
+    async def projected() -> None:
+        rig.store.apply(pending_record(started, "elsewhere"))
+
+    recording.during_claim = projected
+    await refused(rig.begin(started), "operation_limit_exceeded", 409)
+    key = operation_key(started["interaction_id"], "call-1", "query_object_instance")
+    assert await recording.get(f"op:{key}") is None
+    assert await recording.get(f"opcount:{started['interaction_id']}") == "0"

@@ -7,7 +7,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from trace_recorder.service_layer.ports import CoordinationUnavailable
+from trace_recorder.service_layer.ports import CoordinationUnavailable, OperationClaim
 
 
 class MemoryCoordination:
@@ -69,13 +69,30 @@ class MemoryCoordination:
         self._set(key, value, ttl)
         return True
 
-    async def claim(self, key: str, holder: str, ttl: int) -> str | None:
-        self._check()
+    def _claim(self, key: str, holder: str, ttl: int) -> str | None:
         current = self._live(key)
         if current is None or current == holder:
             self._set(key, holder, ttl)
             return None
         return current
+
+    def _incr(self, key: str, ttl: int) -> int:
+        current = self._live(key)
+        n = int(current or 0) + 1
+        if n == 1:  # as Redis: the TTL is set whenever the counter comes to 1
+            self._set(key, str(n), ttl)
+        else:
+            self._values[key] = (str(n), self._values[key][1])
+        return n
+
+    def _decr(self, key: str) -> None:
+        current = self._live(key)
+        expires = self._values[key][1] if current is not None else None
+        self._values[key] = (str(int(current or 0) - 1), expires)
+
+    async def claim(self, key: str, holder: str, ttl: int) -> str | None:
+        self._check()
+        return self._claim(key, holder, ttl)
 
     async def release(self, key: str, holder: str) -> None:
         self._check()
@@ -88,16 +105,41 @@ class MemoryCoordination:
 
     async def incr(self, key: str, ttl: int) -> int:
         self._check()
-        current = self._live(key)
-        if current is None:
-            self._set(key, "1", ttl)
-            return 1
-        expires = self._values[key][1]
-        self._values[key] = (str(int(current) + 1), expires)
-        return int(current) + 1
+        return self._incr(key, ttl)
 
     async def decr(self, key: str) -> None:
         self._check()
-        current = self._live(key)
-        expires = self._values[key][1] if current is not None else None
-        self._values[key] = (str(int(current or 0) - 1), expires)
+        self._decr(key)
+
+    async def claim_operation(
+        self, key: str, input_hash: str, *, in_flight_ttl: int, lease_key: str,
+        lease_holder: str, lease_ttl: int, counter_key: str, counter_ttl: int, limit: int,
+        stored_count: int, stored_hash: str | None,
+    ) -> OperationClaim:
+        # no await inside: atomic for this event loop, as the script is on Redis
+        self._check()
+        marker = self._live(key)
+        if stored_hash is not None:  # the store holds it: re-arm the in-flight marker
+            recorded = stored_hash
+            if marker is None:
+                self._set(key, input_hash, in_flight_ttl)
+        elif marker is not None:  # in flight (perhaps begun by another instance)
+            recorded = marker
+        else:  # new
+            if stored_count >= limit:
+                return OperationClaim("limit")
+            holder = self._claim(lease_key, lease_holder, lease_ttl)
+            if holder is not None:
+                return OperationClaim("superseded", holder=holder)
+            n = self._incr(counter_key, counter_ttl)
+            if max(n, stored_count + 1) > limit:
+                self._decr(counter_key)
+                return OperationClaim("limit")
+            self._set(key, input_hash, in_flight_ttl)
+            return OperationClaim("new", count=n)
+        if recorded != input_hash:
+            return OperationClaim("conflict", recorded_hash=recorded)
+        holder = self._claim(lease_key, lease_holder, lease_ttl)
+        if holder is not None:
+            return OperationClaim("superseded", recorded_hash=recorded, holder=holder)
+        return OperationClaim("existing", recorded_hash=recorded)

@@ -1,4 +1,8 @@
-"""Coordination on Redis: prefixed keys, leases and locks as atomic scripts."""
+"""Coordination on Redis: prefixed keys, leases and locks as atomic scripts.
+
+The scripts are registered once and run with EVALSHA (the text is sent again only when the
+server does not know it, e.g. after a restart).
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
-from trace_recorder.service_layer.ports import CoordinationUnavailable
+from trace_recorder.service_layer.ports import CoordinationUnavailable, OperationClaim
 
 # take or refresh: free or held by ARGV[1] -> set with TTL, return nil; else return the holder
 _CLAIM = """
@@ -32,6 +37,49 @@ local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
+# begin of an operation; see Coordination.claim_operation. KEYS: in-flight marker, lease,
+# counter. ARGV: input hash, in-flight TTL, lease holder, lease TTL, counter TTL, limit,
+# operations in the store, '1' when the store holds the operation, its input hash there.
+_CLAIM_OPERATION = """
+local function lease()
+  local current = redis.call('GET', KEYS[2])
+  if (not current) or current == ARGV[3] then
+    redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
+    return nil
+  end
+  return current
+end
+local stored = ARGV[8] == '1'
+if (not stored) and redis.call('EXISTS', KEYS[1]) == 0 then
+  local limit, counted = tonumber(ARGV[6]), tonumber(ARGV[7])
+  if counted >= limit then return {'limit'} end
+  local holder = lease()
+  if holder then return {'superseded', holder} end
+  local n = redis.call('INCR', KEYS[3])
+  if n == 1 then redis.call('EXPIRE', KEYS[3], ARGV[5]) end
+  if math.max(n, counted + 1) > limit then
+    redis.call('DECR', KEYS[3])
+    return {'limit'}
+  end
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  return {'new', n}
+end
+local recorded
+if stored then
+  redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])
+  recorded = ARGV[9]
+else
+  recorded = redis.call('GET', KEYS[1])
+end
+if recorded ~= ARGV[1] then return {'conflict', recorded} end
+local holder = lease()
+if holder then return {'superseded', holder, recorded} end
+return {'existing', recorded}
+"""
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 class RedisCoordination:
@@ -41,13 +89,17 @@ class RedisCoordination:
         self._redis = client
         self._prefix = prefix
         self._lock_ttl = lock_ttl_seconds
+        self._claim = client.register_script(_CLAIM)
+        self._release = client.register_script(_RELEASE)
+        self._incr = client.register_script(_INCR)
+        self._claim_operation = client.register_script(_CLAIM_OPERATION)
 
     def _key(self, key: str) -> str:
         return self._prefix + key
 
-    async def _eval(self, script: str, key: str, *args: Any) -> Any:
+    async def _run(self, script: AsyncScript, keys: list[str], *args: Any) -> Any:
         try:
-            return await self._redis.eval(script, 1, self._key(key), *args)
+            return await script(keys=[self._key(k) for k in keys], args=args)
         except RedisError as exc:
             raise CoordinationUnavailable(str(exc)) from exc
 
@@ -89,11 +141,11 @@ class RedisCoordination:
         return bool(done)
 
     async def claim(self, key: str, holder: str, ttl: int) -> str | None:
-        current = await self._eval(_CLAIM, key, holder, ttl)
-        return None if current is None else str(current)
+        current = await self._run(self._claim, [key], holder, ttl)
+        return None if current is None else _text(current)
 
     async def release(self, key: str, holder: str) -> None:
-        await self._eval(_RELEASE, key, holder)
+        await self._run(self._release, [key], holder)
 
     async def delete(self, key: str) -> None:
         try:
@@ -102,10 +154,33 @@ class RedisCoordination:
             raise CoordinationUnavailable(str(exc)) from exc
 
     async def incr(self, key: str, ttl: int) -> int:
-        return int(await self._eval(_INCR, key, ttl))
+        return int(await self._run(self._incr, [key], ttl))
 
     async def decr(self, key: str) -> None:
         try:
             await self._redis.decr(self._key(key))
         except RedisError as exc:
             raise CoordinationUnavailable(str(exc)) from exc
+
+    async def claim_operation(
+        self, key: str, input_hash: str, *, in_flight_ttl: int, lease_key: str,
+        lease_holder: str, lease_ttl: int, counter_key: str, counter_ttl: int, limit: int,
+        stored_count: int, stored_hash: str | None,
+    ) -> OperationClaim:
+        reply = await self._run(
+            self._claim_operation, [key, lease_key, counter_key],
+            input_hash, in_flight_ttl, lease_holder, lease_ttl, counter_ttl, limit, stored_count,
+            "0" if stored_hash is None else "1", stored_hash or "")
+        status = _text(reply[0])
+        if status == "new":
+            return OperationClaim("new", count=int(reply[1]))
+        if status == "limit":
+            return OperationClaim("limit")
+        if status == "superseded":
+            recorded = _text(reply[2]) if len(reply) > 2 else None
+            return OperationClaim("superseded", recorded_hash=recorded, holder=_text(reply[1]))
+        if status == "conflict":
+            return OperationClaim("conflict", recorded_hash=_text(reply[1]))
+        if status == "existing":
+            return OperationClaim("existing", recorded_hash=_text(reply[1]))
+        raise CoordinationUnavailable(f"unexpected reply from the claim script: {reply!r}")

@@ -4,6 +4,7 @@ evidence, with deterministic evidence ids)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,6 +16,7 @@ from trace_recorder.domain.errors import TraceCode
 from trace_recorder.domain.model import Interaction, Operation
 from trace_recorder.domain.rules import evidence_id, operation_id_for, operation_key, receipt_id_for
 from trace_recorder.service_layer.core import Core, Keys, PublishFailed
+from trace_recorder.service_layer.ports import OperationClaim
 
 
 @dataclass(frozen=True)
@@ -84,20 +86,61 @@ class Operations:
             await self._refresh_lease(interaction)
             return {"status": "not_captured"}
         key = operation_key(cmd.interaction_id, cmd.correlation, cmd.tool_name)
-        async with core.lock("op", key):
-            # marks the key as in flight until the store holds the operation (guards against a
-            # second instance whose store lags); expires by itself if this process dies
-            claimed = await core.coordination.put(
-                Keys.operation(key), cmd.input_hash,
-                ttl=core.policy.in_flight_seconds, only_if_absent=True)
-            known = core.store.operation_by_key(key)
-            if not claimed or known is not None:
-                return await self._existing(cmd, interaction, key, known)
-            try:
-                return await self._new(cmd, interaction, key)
-            except BaseException:
-                await asyncio.shield(core.coordination.delete(Keys.operation(key)))
-                raise
+        limit = core.policy.max_operations_per_interaction
+        claim = await self._claim(cmd, key)
+        known = core.store.operation_by_key(key)
+        if claim.status == "new":
+            if known is None:
+                if core.store.operation_count(cmd.interaction_id) < limit:
+                    return await self._new(cmd, key)
+                # the store gained operations while the claim ran: one more is over the limit
+                await self._unclaim(cmd, key)
+                raise self._over_limit(cmd)
+            # the store caught up with it while the claim ran: an existing operation after all
+            # (as before, its in-flight marker stays; it is just not counted twice)
+            await core.coordination.decr(Keys.op_count(cmd.interaction_id))
+        elif claim.status == "limit" and known is None:
+            raise self._over_limit(cmd)
+        return await self._existing(cmd, interaction, key, known, claim)
+
+    async def _claim(self, cmd: BeginCommand, key: str) -> OperationClaim:
+        """One atomic step on the coordination store (one round trip on Redis): mark the
+        operation in flight (a guard against a second instance whose store lags; it expires
+        by itself if this process dies), take or refresh the lease and count it against the
+        interaction's limit — or find it existing — see :meth:`Coordination.claim_operation`.
+        Its atomicity is what the per-key lock gave begin: nobody sees a half-made claim."""
+        core = self._core
+        known = core.store.operation_by_key(key)
+        call = asyncio.ensure_future(core.coordination.claim_operation(
+            Keys.operation(key), cmd.input_hash, in_flight_ttl=core.policy.in_flight_seconds,
+            lease_key=Keys.lease(cmd.conversation_id), lease_holder=cmd.interaction_id,
+            lease_ttl=core.policy.lease_seconds, counter_key=Keys.op_count(cmd.interaction_id),
+            counter_ttl=core.policy.idempotency_ttl_seconds,
+            limit=core.policy.max_operations_per_interaction,
+            stored_count=core.store.operation_count(cmd.interaction_id),
+            stored_hash=None if known is None else known.input_hash,
+        ))
+        try:
+            return await asyncio.shield(call)
+        except asyncio.CancelledError:
+            # the claim goes on without the caller: if it marks the operation, the marker
+            # goes again, as for any begin that fails after its claim
+            with contextlib.suppress(Exception):
+                if (await asyncio.shield(call)).status == "new":
+                    await asyncio.shield(core.coordination.delete(Keys.operation(key)))
+            raise
+
+    async def _unclaim(self, cmd: BeginCommand, key: str) -> None:
+        """Give a ``new`` claim back: uncount it and drop its in-flight marker."""
+        await self._core.coordination.decr(Keys.op_count(cmd.interaction_id))
+        await self._core.coordination.delete(Keys.operation(key))
+
+    def _over_limit(self, cmd: BeginCommand) -> ApiError:
+        limit = self._core.policy.max_operations_per_interaction
+        return ApiError(
+            TraceCode.OPERATION_LIMIT_EXCEEDED, 409,
+            params={"interaction_id": cmd.interaction_id, "limit": limit},
+            details={"interaction_id": cmd.interaction_id, "limit": limit})
 
     def _require_active(self, interaction: Interaction) -> None:
         if not interaction.active:
@@ -108,61 +151,71 @@ class Operations:
                          "status": interaction.status, "outcome": interaction.outcome},
             )
 
+    @staticmethod
+    def _superseded(interaction: Interaction, holder: str) -> ApiError:
+        return ApiError(
+            TraceCode.INTERACTION_NOT_ACTIVE, 409,
+            params={"interaction_id": interaction.interaction_id, "status": "superseded"},
+            details={"interaction_id": interaction.interaction_id, "status": "superseded",
+                     "active_interaction_id": holder},
+        )
+
     async def _refresh_lease(self, interaction: Interaction) -> None:
         """Take or refresh the lease; lost to a newer interaction means this one is over."""
         holder = await self._core.coordination.claim(
             Keys.lease(interaction.conversation_id), interaction.interaction_id,
             self._core.policy.lease_seconds)
         if holder is not None:
-            raise ApiError(
-                TraceCode.INTERACTION_NOT_ACTIVE, 409,
-                params={"interaction_id": interaction.interaction_id, "status": "superseded"},
-                details={"interaction_id": interaction.interaction_id, "status": "superseded",
-                         "active_interaction_id": holder},
-            )
+            raise self._superseded(interaction, holder)
 
-    async def _existing(
-        self, cmd: BeginCommand, interaction: Interaction, key: str, op: Operation | None
-    ) -> dict[str, Any]:
-        recorded_hash = op.input_hash if op is not None else await self._core.coordination.get(
-            Keys.operation(key))
+    @staticmethod
+    def _check_hash(cmd: BeginCommand, key: str, recorded_hash: str | None) -> None:
         if recorded_hash is not None and recorded_hash != cmd.input_hash:
             raise ApiError(ErrorCode.IDEMPOTENCY_CONFLICT, 409, details={
                 "operation_id": operation_id_for(key), "correlation": cmd.correlation})
-        await self._refresh_lease(interaction)
-        if op is not None and not op.final and self._abandoned(op):
-            return {**_begun(op), "resumed": True}
-        if op is None or not op.final:  # still running (perhaps begun by another instance)
-            operation_id = operation_id_for(key)
-            raise ApiError(TraceCode.RECEIPT_PENDING, 409, params={"operation_id": operation_id},
-                           details={"operation_id": operation_id,
-                                    "receipt_id": receipt_id_for(key)})
-        return _replay(op)
 
-    async def _new(self, cmd: BeginCommand, interaction: Interaction, key: str) -> dict[str, Any]:
+    async def _existing(
+        self, cmd: BeginCommand, interaction: Interaction, key: str, op: Operation | None,
+        claim: OperationClaim,
+    ) -> dict[str, Any]:
+        # the store's record decides the hash; else the in-flight marker's
+        self._check_hash(cmd, key, op.input_hash if op is not None else claim.recorded_hash)
+        if claim.status == "superseded" and claim.holder is not None:
+            raise self._superseded(interaction, claim.holder)
+        if claim.status not in ("new", "existing"):  # the claim did not get to the lease
+            await self._refresh_lease(interaction)
+        if op is not None and op.final:
+            return _replay(op)
+        # still running (perhaps begun by another instance) or abandoned: a complete may be
+        # under way — wait for it as begin always did (under the operation's lock), then look
+        async with self._core.lock("op", key):
+            op = self._core.store.operation_by_key(key)
+            if op is not None:
+                self._check_hash(cmd, key, op.input_hash)
+                if op.final:
+                    return _replay(op)
+                if self._abandoned(op):
+                    return {**_begun(op), "resumed": True}
+        operation_id = operation_id_for(key)
+        raise ApiError(TraceCode.RECEIPT_PENDING, 409, params={"operation_id": operation_id},
+                       details={"operation_id": operation_id, "receipt_id": receipt_id_for(key)})
+
+    async def _new(self, cmd: BeginCommand, key: str) -> dict[str, Any]:
         core = self._core
-        limit = core.policy.max_operations_per_interaction
-        refusal = ApiError(
-            TraceCode.OPERATION_LIMIT_EXCEEDED, 409,
-            params={"interaction_id": cmd.interaction_id, "limit": limit},
-            details={"interaction_id": cmd.interaction_id, "limit": limit})
-        if core.store.operation_count(cmd.interaction_id) >= limit:
-            raise refusal
-        await self._refresh_lease(interaction)
-        counter = Keys.op_count(cmd.interaction_id)
-        taken = await core.coordination.incr(counter, core.policy.idempotency_ttl_seconds)
-        if max(taken, core.store.operation_count(cmd.interaction_id) + 1) > limit:
-            await core.coordination.decr(counter)
-            raise refusal
-        event = ev.OperationRecorded(
-            operation_id=operation_id_for(key), operation_key=key,
-            conversation_id=cmd.conversation_id, interaction_id=cmd.interaction_id,
-            tool_name=cmd.tool_name, input_hash=cmd.input_hash, receipt_id=receipt_id_for(key),
-            receipt_status="pending", evidence_durability="pending", recorded_at=core.clock(),
-            correlation=cmd.correlation,
-        )
-        core.record_soon(event)  # the final record supersedes it: no need to hold the caller
-        return _begun(core.store.operations[event.operation_id])
+        try:
+            event = ev.OperationRecorded(
+                operation_id=operation_id_for(key), operation_key=key,
+                conversation_id=cmd.conversation_id, interaction_id=cmd.interaction_id,
+                tool_name=cmd.tool_name, input_hash=cmd.input_hash,
+                receipt_id=receipt_id_for(key), receipt_status="pending",
+                evidence_durability="pending", recorded_at=core.clock(),
+                correlation=cmd.correlation,
+            )
+            core.record_soon(event)  # the final record supersedes it: no need to hold the caller
+            return _begun(core.store.operations[event.operation_id])
+        except BaseException:
+            await asyncio.shield(core.coordination.delete(Keys.operation(key)))
+            raise
 
     def _abandoned(self, op: Operation) -> bool:
         """A pending operation nobody completed within the pending timeout (its caller died):

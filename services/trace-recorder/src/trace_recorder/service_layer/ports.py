@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from bkn_common.events import Event
 
@@ -19,6 +20,30 @@ class EventSink(Protocol):
 
 class CoordinationUnavailable(Exception):
     """The coordination store (Redis) could not be reached or answered an error."""
+
+
+@dataclass(frozen=True)
+class OperationClaim:
+    """What :meth:`Coordination.claim_operation` found and did.
+
+    ``status``:
+
+    * ``new`` — the operation was free: its key is now marked in flight, the lease is taken
+      or refreshed and ``count`` is the operation counter's new value;
+    * ``limit`` — it was free but one operation more is over the limit; nothing is marked and
+      the counter is as it was;
+    * ``superseded`` — the lease is held by another interaction (``holder``); nothing is
+      marked or counted;
+    * ``conflict`` — it exists (in the store or in flight) with another input hash
+      (``recorded_hash``); the lease is not touched;
+    * ``existing`` — it exists with this input hash (``recorded_hash``); the lease is taken or
+      refreshed.
+    """
+
+    status: Literal["new", "limit", "superseded", "conflict", "existing"]
+    recorded_hash: str | None = None
+    holder: str | None = None
+    count: int | None = None
 
 
 class Coordination(Protocol):
@@ -58,3 +83,28 @@ class Coordination(Protocol):
         ...
 
     async def decr(self, key: str) -> None: ...
+
+    async def claim_operation(
+        self, key: str, input_hash: str, *, in_flight_ttl: int, lease_key: str,
+        lease_holder: str, lease_ttl: int, counter_key: str, counter_ttl: int, limit: int,
+        stored_count: int, stored_hash: str | None,
+    ) -> OperationClaim:
+        """Claim an operation for ``begin``, atomically (one round trip on Redis).
+
+        ``stored_hash`` is the input hash of the operation when the store holds it (None when
+        it does not), ``stored_count`` how many operations the store holds for the
+        interaction. Atomically:
+
+        * when the store does not hold it and ``key`` is absent (a new operation): if
+          ``stored_count >= limit`` → ``limit``; else take or refresh the lease ``lease_key``
+          for ``lease_holder`` as :meth:`claim` does → ``superseded`` when another holds it;
+          else increment ``counter_key`` as :meth:`incr` does (``counter_ttl``) and, if
+          ``max(count, stored_count + 1) > limit``, decrement it again → ``limit`` (the lease
+          stays refreshed); else set ``key`` to ``input_hash`` for ``in_flight_ttl`` seconds
+          → ``new``.
+        * otherwise (it exists): when the store holds it, set ``key`` as above if absent (the
+          in-flight marker is re-armed) and take ``stored_hash`` as the recorded hash, else
+          ``key``'s value; a recorded hash other than ``input_hash`` → ``conflict``; else take
+          or refresh the lease → ``superseded`` or ``existing``.
+        """
+        ...
