@@ -135,6 +135,15 @@ def format_float(value: float) -> str:
     return f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
 
 
+def _same_size_dicts(objects: Sequence[Any]) -> bool:
+    """Whether ``objects`` are all non-empty plain dicts with as many keys as the first."""
+    first = objects[0]
+    if type(first) is not dict or not first:
+        return False
+    size = len(first)
+    return all(type(obj) is dict and len(obj) == size for obj in objects)
+
+
 def _shape(objects: Sequence[Any], depth: int = 0) -> Shape | None:
     """The shared field list of ``objects``, or ``None`` if they are not uniform (§9.3).
 
@@ -143,13 +152,9 @@ def _shape(objects: Sequence[Any], depth: int = 0) -> Shape | None:
     """
     if depth > _MAX_DEPTH:
         raise Unsupported
-    first = objects[0]
-    if type(first) is not dict or not first:
+    if not _same_size_dicts(objects):
         return None
-    size = len(first)
-    for obj in objects:
-        if type(obj) is not dict or len(obj) != size:
-            return None
+    first = objects[0]
     # With the sizes equal, finding every key of the first object in every object (the column
     # scan looks them all up) proves that the key sets are equal. Every column is classified
     # before descending into any: a column that holds an array, or objects mixed with
@@ -269,13 +274,10 @@ def _encoder(indent: int, delimiter: str) -> Callable[[Any], str]:
         column mixing primitives and containers, which rules the table out. Only when the
         first object holds a container does the full analysis of :func:`_shape` run.
         """
-        first = objects[0]
-        if type(first) is not dict or not first:
+        if not _same_size_dicts(objects):
             return None
+        first = objects[0]
         size = len(first)
-        for obj in objects:
-            if type(obj) is not dict or len(obj) != size:
-                return None
         if containers.isdisjoint(map(type, first.values())):
             names = list(first)
             try:
