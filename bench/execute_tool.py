@@ -24,7 +24,6 @@ from bench.harness import bench_mesh, latency_summary, print_table, write_result
 
 N = 300
 WARMUP = 10
-BASE_PORT = 34819
 ARGUMENTS = {"amount": 1200, "from": "USD", "to": "CNY"}
 
 
@@ -94,7 +93,7 @@ def _measure(layout: Any, key: str) -> dict[str, Any]:
 
 
 def main() -> dict[str, Any]:
-    with bench_mesh("execute", base_port=BASE_PORT) as (layout, _key, keys):
+    with bench_mesh("execute") as (layout, _key, keys):
         result = _measure(layout, keys["dev"])
     gateway, direct = result["execute_tool"], result["direct"]
     added = {

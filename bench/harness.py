@@ -137,16 +137,16 @@ def cpu_per_request(before: dict[str, float], after: dict[str, float], requests:
 
 
 @contextmanager
-def bench_mesh(name: str, base_port: int, extra_env: dict[str, str] | None = None,
+def bench_mesh(name: str, extra_env: dict[str, str] | None = None,
                bundles: Sequence[str] | None = None) -> Iterator[Any]:
-    """A private copy of the mesh (own ports, topics and run folder) on the local infra."""
+    """A private copy of the mesh (own free port block, topics and run folder) on the local infra."""
     import uuid
 
     import devmesh
 
     devmesh.infra("start")
     layout = devmesh.MeshLayout(
-        run_dir=ROOT / ".run" / f"bench-{name}", base_port=base_port,
+        run_dir=ROOT / ".run" / f"bench-{name}", base_port=devmesh.free_port_block(),
         topic_prefix=f"bench{uuid.uuid4().hex[:8]}.", extra_env=extra_env or {},
     )
     try:

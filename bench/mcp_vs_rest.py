@@ -2,7 +2,7 @@
 
     python bench/mcp_vs_rest.py [--n 300] [--warmup 30]
 
-One private mesh (ports from 33779, own topics). One interaction is started and its
+One private mesh (a free port block, own topics). One interaction is started and its
 ``bkn_context`` is passed on every call of both transports, so REST and MCP do exactly the
 same managed work (an Operation, a receipt and evidence per call):
 
@@ -39,7 +39,6 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bench.harness import bench_mesh, latency_summary, print_table, write_result
 
-BASE_PORT = 33779
 API = "/api/agent-retrieval/v1"
 SEARCH = {"kn_id": "supply_chain", "query": "汇率"}
 ENDPOINTS = {"full": f"{API}/mcp", "compact": f"{API}/mcp-compact"}
@@ -183,7 +182,7 @@ async def _run(gateway: str, key: str, n: int, warmup: int) -> dict[str, Any]:
 
 
 def main(n: int = 300, warmup: int = 30) -> dict[str, Any]:
-    with bench_mesh("mcp", base_port=BASE_PORT) as (layout, key, _keys):
+    with bench_mesh("mcp") as (layout, key, _keys):
         measured = asyncio.run(_run(layout.gateway_url, key, n, warmup))
     summaries = {name: latency_summary(s) for name, s in measured["samples"].items()}
     rest_p50 = summaries[REST]["p50_ms"]

@@ -189,7 +189,7 @@ def main() -> dict[str, Any]:
 
     rows: list[dict[str, Any]] = []
     result: dict[str, Any] = {"objects": PERSONS + ORDERS + PRODUCTS + STORES}
-    with bench_mesh("ontology", base_port=35779, bundles=()) as (layout, key, _keys):
+    with bench_mesh("ontology", bundles=()) as (layout, key, _keys):
         ontology = next(p for p in layout.services() if p.name == "ontology-query")
         devmesh.stop_processes(layout, ["ontology-query"])
 

@@ -2,7 +2,7 @@
 
     python bench/search_capabilities.py
 
-A private mesh (``bench_mesh("search", base_port=34779)``) gets a bundle-free catalogue
+A private mesh (``bench_mesh("search")``) gets a bundle-free catalogue
 published straight to its topics: 10 function toolboxes of 1,000 tools, their publish state
 and tool enablement, and a network ``bench_kn`` (grants for ``dev``) whose bindings are all
 10,000 tools. Then:
@@ -44,7 +44,6 @@ REQUESTS = 2_000
 LIST_REQUESTS = 40
 CONCURRENCY = 8
 VISIBILITY_EVENTS = 50
-BASE_PORT = 34779
 
 VERBS = [
     ("汇总", "summarize"),
@@ -327,7 +326,7 @@ async def _run(layout: Any, key: str) -> dict[str, Any]:
 
 
 def main() -> dict[str, Any]:
-    with bench_mesh("search", base_port=BASE_PORT) as (layout, _key, keys):
+    with bench_mesh("search") as (layout, _key, keys):
         result = asyncio.run(_run(layout, keys["dev"]))
     config = {
         "concurrency": CONCURRENCY,

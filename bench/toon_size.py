@@ -50,7 +50,7 @@ def _bytes(client: httpx.Client, tool: str, body: dict[str, Any], fmt: str) -> i
 
 def main() -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
-    with bench_mesh("toon", base_port=35979) as (layout, key, _keys), httpx.Client(
+    with bench_mesh("toon") as (layout, key, _keys), httpx.Client(
         base_url=layout.gateway_url, headers={"Authorization": f"Bearer {key}"}, timeout=60
     ) as client:
         for label, tool, body, tabular in CASES:

@@ -16,6 +16,7 @@ import json
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -103,6 +104,36 @@ class MeshLayout:
             Process("trace-recorder", [py, "-m", "trace_recorder"], self.port(4)),
             Process("gateway", [py, "-m", "gateway"], self.port(0)),
         ]
+
+
+PORT_BLOCK = 40
+# Private meshes (tests, benchmarks, the conformance run) take 40-port blocks below the
+# kernel's ephemeral range (32768+), where client sockets never take a port, and only blocks
+# whose every port is free right now.
+FIRST_PRIVATE_BASE, LAST_PRIVATE_BASE = 20000, 32000
+_next_base = [FIRST_PRIVATE_BASE]
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port_block() -> int:
+    """The next base port whose whole block is free (wrapping around once)."""
+    start = _next_base[0]
+    bases = [*range(start, LAST_PRIVATE_BASE, PORT_BLOCK),
+             *range(FIRST_PRIVATE_BASE, start, PORT_BLOCK)]
+    for base in bases:
+        if all(port_free(base + offset) for offset in range(PORT_BLOCK)):
+            nxt = base + PORT_BLOCK
+            _next_base[0] = nxt if nxt < LAST_PRIVATE_BASE else FIRST_PRIVATE_BASE
+            return base
+    raise RuntimeError(f"no free block of {PORT_BLOCK} ports for a private mesh")
 
 
 def ensure_identity(run_dir: Path) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,32 +14,6 @@ import devmesh
 import httpx
 
 from tests.support.infra import Infra
-
-BLOCK = 40
-# Test meshes take 40-port blocks below the kernel's ephemeral range (32768+), where client
-# sockets never take a port, and only blocks whose every port is free right now.
-FIRST_BASE, LAST_BASE = 20000, 32000
-_next_base = [FIRST_BASE]
-
-
-def port_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def free_block() -> int:
-    """The next base port whose whole block is free (wrapping around once)."""
-    start = _next_base[0]
-    bases = [*range(start, LAST_BASE, BLOCK), *range(FIRST_BASE, start, BLOCK)]
-    for base in bases:
-        if all(port_free(base + offset) for offset in range(BLOCK)):
-            _next_base[0] = base + BLOCK if base + BLOCK < LAST_BASE else FIRST_BASE
-            return base
-    raise RuntimeError("no free block of 40 ports for a test mesh")
 
 
 @dataclass
@@ -89,7 +62,7 @@ def running_mesh(
     bundles: tuple[str, ...] = devmesh.DEMO_BUNDLES,
     extra_env: dict[str, str] | None = None,
 ) -> Iterator[RunningMesh]:
-    base = free_block()
+    base = devmesh.free_port_block()
     layout = devmesh.MeshLayout(
         run_dir=run_dir,
         base_port=base,

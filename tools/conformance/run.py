@@ -23,7 +23,6 @@ import devmesh  # noqa: E402
 CACHE = ROOT / ".cache" / "conformance"
 SUITE_VERSION = "0.1.16"
 NODE_VERSION = "22.23.3"
-PROXY_PORT = 32798
 
 
 def install() -> None:
@@ -39,25 +38,26 @@ def install() -> None:
 def main() -> int:
     install()
     layout = devmesh.MeshLayout(
-        run_dir=ROOT / ".run" / "conformance", base_port=32779, topic_prefix="conformance.",
+        run_dir=ROOT / ".run" / "conformance", base_port=devmesh.free_port_block(), topic_prefix="conformance.",
         extra_env={"GATEWAY_MCP_CONFORMANCE_FIXTURES": "true"},
     )
     started_infra = not devmesh.infra_running()
     devmesh.infra("start")
     proxy = None
+    proxy_port = layout.base_port + devmesh.PORT_BLOCK - 1  # the block's last port: free, unused by the mesh
     try:
         key = devmesh.up(layout, with_infra=False, bundles=devmesh.DEMO_BUNDLES)
         proxy = subprocess.Popen([sys.executable, str(ROOT / "tools/conformance/auth_proxy.py"),
-                                  "--target", layout.gateway_url, "--port", str(PROXY_PORT), "--key", key])
+                                  "--target", layout.gateway_url, "--port", str(proxy_port), "--key", key])
         for _ in range(50):
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{PROXY_PORT}/healthz", timeout=1)
+                urllib.request.urlopen(f"http://127.0.0.1:{proxy_port}/healthz", timeout=1)
                 break
             except OSError:
                 time.sleep(0.2)
         node = CACHE / "node_modules" / ".bin" / "node"
         cli = CACHE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
-        url = f"http://127.0.0.1:{PROXY_PORT}/api/agent-retrieval/v1/mcp"
+        url = f"http://127.0.0.1:{proxy_port}/api/agent-retrieval/v1/mcp"
         result = subprocess.run([str(node), str(cli), "server", "--url", url,
                                  "--expected-failures", str(ROOT / "tools/conformance/baseline.yml"),
                                  "-o", str(ROOT / ".run" / "conformance" / "results")])
