@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+import devmesh
 import pytest
 
 from tests.support.infra import Infra
-from tests.support.mesh import BLOCK, RunningMesh, port_free, running_mesh
+from tests.support.mesh import RunningMesh, running_mesh
 
 SPARE_OFFSET = 20
 
@@ -31,10 +32,10 @@ def spare_port(mesh: RunningMesh) -> Callable[[], int]:
     next_offset = [SPARE_OFFSET]
 
     def take() -> int:
-        while next_offset[0] < BLOCK:
+        while next_offset[0] < devmesh.PORT_BLOCK:
             port = mesh.layout.port(next_offset[0])
             next_offset[0] += 1
-            if port_free(port):
+            if devmesh.port_free(port):
                 return port
         raise RuntimeError("no spare port left in the MCP mesh's block")
 
