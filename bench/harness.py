@@ -113,7 +113,7 @@ def _infra_pids() -> dict[str, int]:
             continue
         if argv[0].endswith(b"java") and b"kafka.Kafka" in argv:
             found["kafka"] = int(entry)
-        elif argv and argv[0].startswith(b"redis-server"):
+        elif argv[0].startswith(b"redis-server"):
             found["redis"] = int(entry)
     return found
 

@@ -11,14 +11,14 @@ registers an upcaster from the old version, so old records in the log still deco
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
-import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bkn_common import json_codec
 
 Payload = dict[str, Any]
 Upcaster = Callable[[Payload], Payload]
@@ -85,10 +85,7 @@ def encode_event(event: Event, *, event_id: str | None = None) -> bytes:
         "occurred_at": datetime.now(UTC).isoformat(),
         "data": event.model_dump(mode="json", exclude_none=True),
     }
-    try:
-        return orjson.dumps(envelope)
-    except TypeError:  # an integer beyond 64 bits in free-form data: the slower encoder copes
-        return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode()
+    return json_codec.dumps(envelope)
 
 
 def decode_event(raw: bytes | None) -> EventRecord:
@@ -96,12 +93,9 @@ def decode_event(raw: bytes | None) -> EventRecord:
     if raw is None:
         raise PoisonMessage("empty record value")
     try:
-        envelope = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        try:  # orjson refuses integers beyond 64 bits, which JSON allows
-            envelope = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise PoisonMessage(f"invalid JSON: {exc}") from exc
+        envelope = json_codec.loads(raw)
+    except ValueError as exc:
+        raise PoisonMessage(f"invalid JSON: {exc}") from exc
     if not isinstance(envelope, dict):
         raise PoisonMessage("record is not a JSON object")
     event_type = envelope.get("type")
