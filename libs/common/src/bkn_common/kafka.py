@@ -22,19 +22,24 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
 
 def make_broker(
-    settings: ServiceSettings, tracer_provider: TracerProvider | None = None
+    settings: ServiceSettings, tracer_provider: TracerProvider | None = None, *, traced: bool = True
 ) -> KafkaBroker:
     """A FastStream broker: durable producer (acks=all, idempotent) and OTel middleware.
 
-    Trace context travels in record headers both ways through the middleware.
+    Trace context travels in record headers both ways through the middleware. ``traced=False``
+    leaves the middleware out, for a service whose publishes *are* the trace (trace-recorder):
+    spans of its own record writes would be exported, consumed and stored by itself again,
+    describing the recorder rather than the call it records (the same reason OpenTelemetry
+    exporters suppress instrumentation of their own sends).
     """
+    middlewares = (KafkaTelemetryMiddleware(tracer_provider=tracer_provider),) if traced else ()
     return KafkaBroker(
         settings.kafka_bootstrap_servers,
         client_id=settings.service_name,
         acks="all",
         enable_idempotence=True,
         max_request_size=MAX_REQUEST_BYTES,
-        middlewares=(KafkaTelemetryMiddleware(tracer_provider=tracer_provider),),
+        middlewares=middlewares,
         logger=None,
     )
 

@@ -37,7 +37,7 @@ CONSUMER = "trace-recorder"
 def build_app(settings: TraceRecorderSettings) -> FastAPI:
     provider, telemetry = service_telemetry(settings)
     store = TraceStore()
-    broker = make_broker(settings, provider)
+    broker = make_broker(settings, provider, traced=False)  # its publishes are the trace itself
     redis = make_redis(settings)
     coordination = RedisCoordination(redis, settings.redis_prefix)
     core = Core(store, EventPublisher(broker, settings.topic_prefix), coordination,
