@@ -6,9 +6,13 @@ One private mesh (a free port block, own topics). One interaction is started and
 ``bkn_context`` is passed on every call of both transports, so REST and MCP do exactly the
 same managed work (an Operation, a receipt and evidence per call):
 
-* REST: ``POST /api/agent-retrieval/v1/kn/search_capabilities`` with httpx (one client);
-* MCP: ``tools/call`` on one initialized session of the official client (handshake flow);
-* for reference, MCP in the 2026-07-28 flow (no session) and REST ad hoc (no bkn_context).
+* on the wire (the server's cost): REST ``POST /api/agent-retrieval/v1/kn/search_capabilities``
+  and MCP ``tools/call`` (session flow and 2026-07-28 stateless flow), all three sent by one
+  aiohttp client (bench/mcp_wire.py), so the difference is what the gateway adds for MCP;
+* with the official clients (what a Python host sees, client cost included): REST with
+  httpx, MCP ``tools/call`` on one initialized session of the official client (handshake
+  flow) and in its 2026-07-28 flow;
+* for reference, REST ad hoc (no bkn_context).
 
 Calls are sequential; the transports are interleaved call by call (alternating which goes
 first) so drift of the mesh hits all of them alike. Every call must succeed.
@@ -32,24 +36,31 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import aiohttp
 import httpx
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from bench.harness import bench_mesh, latency_summary, print_table, write_result
+from bench.mcp_wire import SESSION_FLOW, STATELESS_FLOW, WireMcp
 
 API = "/api/agent-retrieval/v1"
 SEARCH = {"kn_id": "supply_chain", "query": "汇率"}
 ENDPOINTS = {"full": f"{API}/mcp", "compact": f"{API}/mcp-compact"}
 
 Call = Callable[[], Awaitable[None]]
-REST = "rest (managed)"
-MCP_SESSION = "mcp tools/call (session)"
-MCP_STATELESS = "mcp tools/call (2026 stateless)"
-REST_AD_HOC = "rest (ad hoc, reference)"
-# trace-recorder allows 128 Operations per Interaction; each round makes 3 managed calls.
-ROUNDS_PER_INTERACTION = 40
+WIRE_REST = "wire: rest (managed)"
+WIRE_SESSION = "wire: mcp tools/call (session)"
+WIRE_STATELESS = "wire: mcp tools/call (2026 stateless)"
+REST = "httpx: rest (managed)"
+MCP_SESSION = "official client: mcp tools/call (session)"
+MCP_STATELESS = "official client: mcp tools/call (2026 stateless)"
+REST_AD_HOC = "httpx: rest (ad hoc, reference)"
+BASELINE = {WIRE_SESSION: WIRE_REST, WIRE_STATELESS: WIRE_REST, MCP_SESSION: REST,
+            MCP_STATELESS: REST, REST_AD_HOC: REST}
+# trace-recorder allows 128 Operations per Interaction; each round makes 6 managed calls.
+ROUNDS_PER_INTERACTION = 20
 
 
 def _mcp_client(gateway: str, key: str, path: str, mode: str, language: str = "zh-CN") -> Client:
@@ -120,7 +131,14 @@ async def _run(gateway: str, key: str, n: int, warmup: int) -> dict[str, Any]:
         errors[name] = errors.get(name, 0) + 1
         first_error.setdefault(name, detail)
 
-    async with rest, session as mcp, modern as stateless:
+    wire = aiohttp.ClientSession(
+        headers={"Authorization": f"Bearer {key}", "Accept-Language": "zh-CN"},
+        connector=aiohttp.TCPConnector(limit=1),
+    )
+    url = gateway + ENDPOINTS["full"]
+    async with rest, session as mcp, modern as stateless, wire, \
+            WireMcp(wire, url, SESSION_FLOW) as wire_session, \
+            WireMcp(wire, url, STATELESS_FLOW) as wire_stateless:
         managed: dict[str, Any] = {**SEARCH}
 
         async def finish() -> None:
@@ -155,6 +173,27 @@ async def _run(gateway: str, key: str, n: int, warmup: int) -> dict[str, Any]:
 
             return call
 
+        def wire_rest_call(name: str) -> Call:
+            async def call() -> None:
+                async with wire.post(gateway + API + "/kn/search_capabilities",
+                                     data=json.dumps(managed),
+                                     headers={"Content-Type": "application/json"}) as response:
+                    body = await response.read()
+                    good = response.status == 200 and json.loads(body).get("capabilities")
+                    if not good or "bkn-receipt-id" not in response.headers:
+                        failed(name, {"status": response.status, "body": body[:300]})
+
+            return call
+
+        def wire_mcp_call(name: str, client: WireMcp) -> Call:
+            async def call() -> None:
+                result = await client.call_tool("search_capabilities", managed)
+                content = result.get("structuredContent") or {}
+                if result.get("isError") or not (content.get("capabilities") and content.get("bkn_receipt")):
+                    failed(name, content)
+
+            return call
+
         def mcp_call(name: str, client: Client) -> Call:
             async def call() -> None:
                 result = await client.call_tool("search_capabilities", managed)
@@ -166,6 +205,9 @@ async def _run(gateway: str, key: str, n: int, warmup: int) -> dict[str, Any]:
             return call
 
         calls = {
+            WIRE_REST: wire_rest_call(WIRE_REST),
+            WIRE_SESSION: wire_mcp_call(WIRE_SESSION, wire_session),
+            WIRE_STATELESS: wire_mcp_call(WIRE_STATELESS, wire_stateless),
             REST: rest_call(REST, True),
             MCP_SESSION: mcp_call(MCP_SESSION, mcp),
             MCP_STATELESS: mcp_call(MCP_STATELESS, stateless),
@@ -185,11 +227,12 @@ def main(n: int = 300, warmup: int = 30) -> dict[str, Any]:
     with bench_mesh("mcp") as (layout, key, _keys):
         measured = asyncio.run(_run(layout.gateway_url, key, n, warmup))
     summaries = {name: latency_summary(s) for name, s in measured["samples"].items()}
-    rest_p50 = summaries[REST]["p50_ms"]
+    added_p50 = {name: summaries[name]["p50_ms"] - summaries[base]["p50_ms"]
+                 for name, base in BASELINE.items()}
     rows = [
         {"transport": name, "n": int(s["n"]), "p50_ms": s["p50_ms"], "p90_ms": s["p90_ms"],
          "p99_ms": s["p99_ms"], "mean_ms": s["mean_ms"],
-         "added_p50_ms_vs_rest": s["p50_ms"] - rest_p50,
+         "added_p50_ms_vs_rest_same_client": added_p50.get(name, 0.0),
          "errors": measured["errors"].get(name, 0)}
         for name, s in summaries.items()
     ]
@@ -200,9 +243,11 @@ def main(n: int = 300, warmup: int = 30) -> dict[str, Any]:
     )
     print_table("tools/list result size: /mcp-compact vs /mcp", measured["sizes"])
     print(f"   tokens: {tiktoken_note}")
-    added = summaries[MCP_SESSION]["p50_ms"] - rest_p50
-    print(f"   MCP (session) adds {added:.2f} ms at p50 over REST for the same managed call; "
-          f"protocols {measured['protocol']}; {measured['interactions']} interactions, "
+    print(f"   the gateway's cost of MCP over REST (same wire client), p50: session flow "
+          f"{added_p50[WIRE_SESSION]:+.2f} ms, stateless flow {added_p50[WIRE_STATELESS]:+.2f} ms; "
+          f"with the official Python client vs httpx: {added_p50[MCP_SESSION]:+.2f} / "
+          f"{added_p50[MCP_STATELESS]:+.2f} ms")
+    print(f"   protocols {measured['protocol']}; {measured['interactions']} interactions, "
           f"{measured['operations_recorded']} operations recorded")
     for name, detail in measured["first_error"].items():
         print(f"   FAILED calls of {name}: {measured['errors'][name]}; first: {detail}")
@@ -212,7 +257,8 @@ def main(n: int = 300, warmup: int = 30) -> dict[str, Any]:
                    "interaction (untimed) every ROUNDS_PER_INTERACTION rounds",
         "protocol_versions": measured["protocol"],
         "latency": summaries,
-        "added_p50_ms": {name: s["p50_ms"] - rest_p50 for name, s in summaries.items()},
+        "added_p50_ms": added_p50,
+        "added_p50_baseline": BASELINE,
         "errors": measured["errors"],
         "first_error": measured["first_error"],
         "interactions": measured["interactions"],

@@ -7,6 +7,8 @@ declared and required on business tools. The compact endpoint adds an on-demand 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import Field
@@ -76,6 +78,7 @@ def native_tools(registry: ToolRegistry) -> list[ToolDefinition]:
 
 
 _LISTINGS: dict[tuple[int, Endpoint, Language], list[dict[str, Any]]] = {}
+_SCHEMAS: dict[tuple[int, Endpoint], Mapping[str, dict[str, Any]]] = {}
 
 
 def listing(registry: ToolRegistry, endpoint: Endpoint, language: Language) -> list[dict[str, Any]]:
@@ -104,13 +107,22 @@ def _build_listing(registry: ToolRegistry, endpoint: Endpoint, language: Languag
     return out
 
 
-def published_names(registry: ToolRegistry, endpoint: Endpoint) -> set[str]:
-    return {d["name"] for d in listing(registry, endpoint, "en-US")}
+def published_schemas(registry: ToolRegistry, endpoint: Endpoint) -> Mapping[str, dict[str, Any]]:
+    """Name → published input schema (structure is the same in every language), cached like
+    the listing. The SDK looks a tool's schema up here for each 2026-07-28 ``tools/call``
+    (``Mcp-Param`` header checks); without it, it would run a whole tools/list per call."""
+    key = (id(registry), endpoint)
+    cached = _SCHEMAS.get(key)
+    if cached is None:
+        cached = _SCHEMAS[key] = MappingProxyType(
+            {d["name"]: d["inputSchema"] for d in listing(registry, endpoint, "en-US")}
+        )
+    return cached
 
 
 def reachable_through_gateway(registry: ToolRegistry) -> list[ToolDefinition]:
     """Native tools the compact endpoint reaches on demand (those not listed directly)."""
-    direct = published_names(registry, "compact")
+    direct = published_schemas(registry, "compact")
     return [t for t in native_tools(registry) if t.name not in direct]
 
 

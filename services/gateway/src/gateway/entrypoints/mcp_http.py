@@ -171,7 +171,7 @@ def session_manager(server: Any) -> StreamableHTTPSessionManager:
     return StreamableHTTPSessionManager(
         app=server,
         stateless=True,
-        json_response=False,
+        json_response=True,
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
 

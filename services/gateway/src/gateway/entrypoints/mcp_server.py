@@ -35,7 +35,7 @@ from gateway.entrypoints.mcp_catalog import (
     ExecuteNativeToolInput,
     SearchNativeToolsInput,
     listing,
-    published_names,
+    published_schemas,
     reachable_through_gateway,
     tool_input_schema,
 )
@@ -131,17 +131,15 @@ def _search_native(deps: Deps, args: SearchNativeToolsInput, language: Language)
 
 
 def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -> Server[Any]:
+    listings: dict[Language, types.ListToolsResult] = {}  # the registry is fixed after start-up
+
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        descriptors = listing(deps.registry, endpoint, _language(ctx))
-        if deps.settings.mcp_conformance_fixtures:
-            descriptors = [*descriptors, *(
-                {"name": name, "description": f"conformance fixture {name}",
-                 "inputSchema": {"type": "object", "properties": {}}}
-                for name in CONFORMANCE_FIXTURES
-            )]
-        return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in descriptors])
+        language = _language(ctx)
+        if language not in listings:
+            listings[language] = _tools_result(deps, endpoint, language)
+        return listings[language]
 
     async def list_resources(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -161,7 +159,7 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
         name, arguments = params.name, dict(params.arguments or {})
         if deps.settings.mcp_conformance_fixtures and name in CONFORMANCE_FIXTURES:
             return CONFORMANCE_FIXTURES[name]
-        if name not in published_names(deps.registry, endpoint):
+        if name not in published_schemas(deps.registry, endpoint):
             raise _unknown_tool(name, language)
         try:  # an invalid hint header is refused like any other bad input
             call = call_context(request, authenticator, "mcp")
@@ -197,12 +195,24 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
         on_call_tool=call_tool_handler,
         on_list_resources=list_resources,
         on_list_prompts=list_prompts,
+        get_tool_input_schema=published_schemas(deps.registry, endpoint).get,
     )
     # The SDK's default middleware opens a second SERVER span per message; the pipeline's
     # "tools/call <tool>" span already carries the same MCP/GenAI attributes plus the
     # provenance ids trace-recorder links on, and the HTTP request has its own span.
     server.middleware = []
     return server
+
+
+def _tools_result(deps: Deps, endpoint: Endpoint, language: Language) -> types.ListToolsResult:
+    descriptors = listing(deps.registry, endpoint, language)
+    if deps.settings.mcp_conformance_fixtures:
+        descriptors = [*descriptors, *(
+            {"name": name, "description": f"conformance fixture {name}",
+             "inputSchema": {"type": "object", "properties": {}}}
+            for name in CONFORMANCE_FIXTURES
+        )]
+    return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in descriptors])
 
 
 def _native_target(deps: Deps, name: str, language: Language) -> str:
