@@ -2,8 +2,10 @@
 
 The SDK runs in stateless mode, so no request depends on process memory. Sessions of the
 handshake flow are issued here and kept in Redis: any replica can serve any request of a
-session, and a terminated or unknown session answers 404 on every replica. The 2026-07-28
-flow needs no session at all.
+session, and a terminated or unknown session answers 404 on every replica. A session's
+tools/call and tools/list are single exchanges (mcp_exchange); the 2026-07-28 flow needs no
+session at all. Answers are JSON, not one-event SSE streams: no tool sends progress or
+log notifications, and a JSON body costs one write instead of a stream.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from gateway.adapters.identity import Authenticator
 from gateway.domain.errors import GatewayCode
 from gateway.domain.identity import Principal
 from gateway.entrypoints.mcp_catalog import Endpoint
+from gateway.entrypoints.mcp_exchange import answer, single_exchange
 from gateway.settings import GatewaySettings
 
 SESSION_HEADER = "mcp-session-id"
@@ -109,6 +112,9 @@ class McpEndpointApp:
             await _jsonrpc_error(404, -32001, "Session not found")(scope, receive, send)
             return
         body = await request.body()
+        if session_id is not None and (message := single_exchange(request, body)) is not None:
+            await (await answer(self.manager.app, request, message))(scope, receive, send)
+            return
         new_session = None
         if session_id is None and request.method == "POST" and _is_initialize(body):
             new_session = await self._sessions.create(
