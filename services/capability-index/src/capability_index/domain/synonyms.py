@@ -18,6 +18,10 @@ from capability_index.domain.tokenizer import cjk_words, primary_terms, segments
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _BREAK = "\x00"
 
+TERM = "term"
+OPERATION = "operation"
+PERIOD = "period"
+
 
 @dataclass(frozen=True)
 class SynonymMatch:
@@ -28,22 +32,28 @@ class SynonymMatch:
     size: int  # number of primary terms the matched phrase spans (>= 1)
     alternatives: tuple[tuple[str, ...], ...]  # primary terms of the group's other phrases
     span: tuple[int, int, int]  # (space, start, end): see :func:`phrase_positions`
+    kind: str = TERM  # the group's kind: TERM, OPERATION or PERIOD (see glossary.py)
 
 
 class SynonymExpander:
     """Finds glossary phrases in a query and offers the group's other phrases as alternatives.
 
     Overlapping matches are resolved longest-first: a phrase strictly inside a longer
-    matched phrase (``订单`` inside ``采购订单``) is dropped.
+    matched phrase (``订单`` inside ``采购订单``) is dropped.  ``kinds`` (one per group,
+    default all :data:`TERM`) is passed through to the matches.
     """
 
     def __init__(
         self,
         groups: Iterable[Sequence[str]],
         *,
+        kinds: Sequence[str] | None = None,
         primary: Callable[[str], list[str]] = primary_terms,
     ) -> None:
         self._groups = tuple(tuple(g) for g in groups)
+        self._kinds = tuple(kinds) if kinds is not None else (TERM,) * len(self._groups)
+        if len(self._kinds) != len(self._groups):
+            raise ValueError("kinds must give one kind per group")
         self._primary = primary
         self._lock = threading.Lock()
         self._ready = False
@@ -123,7 +133,9 @@ class SynonymExpander:
             size = max(1, len(own))
             prev = kept.get(gid)
             if prev is None or size > prev.size:
-                kept[gid] = SynonymMatch(gid, self._groups[gid][pid], size, alts, span)
+                kept[gid] = SynonymMatch(
+                    gid, self._groups[gid][pid], size, alts, span, self._kinds[gid]
+                )
         return [kept[g] for g in sorted(kept)]
 
 
@@ -136,7 +148,7 @@ def default_expander() -> SynonymExpander:
     global _default
     with _default_lock:
         if _default is None:
-            from capability_index.domain.glossary import GLOSSARY
+            from capability_index.domain.glossary import GLOSSARY, GROUP_KINDS
 
-            _default = SynonymExpander(GLOSSARY)
+            _default = SynonymExpander(GLOSSARY, kinds=GROUP_KINDS)
         return _default
