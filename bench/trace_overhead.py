@@ -27,9 +27,9 @@ def _timed(client: httpx.Client, tool: str, body: dict[str, Any]) -> float:
 
 def main() -> dict[str, Any]:
     with ExitStack() as stack:
-        managed_layout, managed_key, _ = stack.enter_context(bench_mesh("trace-managed", 36779))
+        managed_layout, managed_key, _ = stack.enter_context(bench_mesh("trace-managed"))
         adhoc_layout, adhoc_key, _ = stack.enter_context(
-            bench_mesh("trace-adhoc", 36879, extra_env={"TRACE_RECORDER_CAPTURE_ENABLED": "false"}))
+            bench_mesh("trace-adhoc", extra_env={"TRACE_RECORDER_CAPTURE_ENABLED": "false"}))
         managed = stack.enter_context(httpx.Client(base_url=managed_layout.gateway_url, timeout=30,
                                                    headers={"Authorization": f"Bearer {managed_key}"}))
         adhoc = stack.enter_context(httpx.Client(base_url=adhoc_layout.gateway_url, timeout=30,
