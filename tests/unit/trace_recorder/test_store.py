@@ -151,3 +151,19 @@ def test_digest_changes_with_content() -> None:
     changed = feed(TraceStore(), [started(question="x")])
     assert feed(TraceStore(), [started()]).digest() != changed.digest()
     assert TraceStore().digest() == TraceStore().digest()
+
+
+def test_a_known_outcome_supersedes_a_recovered_receipt_in_either_order() -> None:
+    recovered = receipt().model_copy(update={"outcome": "upstream_error", "outcome_known": False})
+    for events in ([started(), operation(), recovered, receipt()], [started(), operation(), receipt(), recovered]):
+        store = feed(TraceStore(), events)
+        kept = store.receipts["r1"]
+        assert (kept.outcome, kept.outcome_known) == ("succeeded", True)
+        (item,) = store.evidence_of("op_1")
+        assert (item.attributes["outcome"], item.attributes["outcome_known"]) == ("succeeded", True)
+
+
+def test_a_recovered_receipt_alone_says_its_outcome_is_unknown() -> None:
+    recovered = receipt().model_copy(update={"outcome": "upstream_error", "outcome_known": False})
+    kept = feed(TraceStore(), [recovered, recovered]).receipts["r1"]
+    assert (kept.outcome, kept.outcome_known) == ("upstream_error", False)

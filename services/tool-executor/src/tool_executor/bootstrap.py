@@ -22,10 +22,12 @@ from bkn_common.service import (
 )
 from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE, NETWORKS
 from tool_executor.adapters.openapi_client import OpenApiClient
+from tool_executor.adapters.receipt_journal import ReceiptJournal
 from tool_executor.entrypoints.actions_consumer import ActionConsumer
 from tool_executor.entrypoints.http import router
 from tool_executor.service_layer.actions import ActionLedger, ActionRunner
 from tool_executor.service_layer.execution import ToolExecutor
+from tool_executor.service_layer.receipt_recovery import ReceiptRecovery
 from tool_executor.service_layer.skills import SkillService
 from tool_executor.service_layer.state import FactoryState
 from tool_executor.settings import ToolExecutorSettings
@@ -37,11 +39,23 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     broker = make_broker(settings, provider)
     http = OpenApiClient(settings.max_response_bytes)
     publisher = EventPublisher(broker, settings.topic_prefix)
-    executor = ToolExecutor(state, publisher, http, settings.max_output_chars)
-    runner = projection_runner(settings, "tool-executor", (NETWORKS, CATALOG, BINDINGS, LIFECYCLE), state)
     redis = make_redis(settings)
-    ledger = ActionLedger(redis, f"bkn:{settings.topic_prefix}tool-executor:")
+    redis_prefix = f"bkn:{settings.topic_prefix}tool-executor:"
+    journal = ReceiptJournal(redis, redis_prefix)
+    executor = ToolExecutor(state, publisher, journal, http, settings.max_output_chars,
+                            settings.receipt_recovery_grace_seconds)
+    recovery = ReceiptRecovery(journal, publisher)
+    runner = projection_runner(settings, "tool-executor", (NETWORKS, CATALOG, BINDINGS, LIFECYCLE), state)
+    ledger = ActionLedger(redis, redis_prefix)
     actions = ActionConsumer(settings, ActionRunner(executor, publisher, ledger), runner.caught_up)
+
+    @asynccontextmanager
+    async def receipts_recovered() -> AsyncIterator[None]:
+        async with recovery.running(settings.receipt_sweep_seconds):
+            try:
+                yield
+            finally:
+                await executor.drain()
 
     @asynccontextmanager
     async def action_consumer() -> AsyncIterator[None]:
@@ -58,7 +72,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
         title="tool-executor",
         resources=[*telemetry, partial(aclosing, http), partial(aclosing, redis),
                    partial(running_projection, settings, runner), partial(connected_broker, broker),
-                   action_consumer],
+                   receipts_recovered, action_consumer],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
                    "action_consumer": actions_ready},
     )

@@ -17,3 +17,6 @@ class ToolExecutorSettings(ServiceSettings):
     default_timeout_seconds: float = 10.0
     max_output_chars: int = 8000
     max_response_bytes: int = 2 * 1024 * 1024
+    # a journaled receipt is recovered this long after its tool's own timeout has passed
+    receipt_recovery_grace_seconds: float = 30.0
+    receipt_sweep_seconds: float = 5.0  # how often each replica looks for overdue receipts

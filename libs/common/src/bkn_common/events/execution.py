@@ -35,6 +35,11 @@ class ExecutionReceiptRecorded(Event):
     latency_ms: float
     executed_at: datetime
     trace_id: str | None = None
+    # False on a receipt recovered from tool-executor's journal: the executor stopped after
+    # dispatching and before it saw the answer, so the target may or may not have acted
+    # (outcome "upstream_error", no status, latency 0). A receipt with a known outcome for
+    # the same receipt_id supersedes it.
+    outcome_known: bool = True
 
 
 class ActionTarget(Frozen):

@@ -1,14 +1,22 @@
-"""execute_tool: checks first, then dispatch to the tool's kind, then a receipt on Kafka."""
+"""execute_tool: checks first, then dispatch to the tool's kind, then a receipt on Kafka.
+
+The receipt is journaled (provisional, outcome unknown) before the call is dispatched and the
+entry closed once Kafka acknowledged the final receipt, so an executor that stops mid-call,
+or a Kafka refusal after the target acted, still ends in a published receipt (recovery:
+receipt_recovery.py). Without the journal nothing is dispatched.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Protocol
 
 import httpx
@@ -30,6 +38,14 @@ tracer = trace.get_tracer("tool_executor")
 
 class ReceiptSink(Protocol):
     async def publish(self, event: ev.Event) -> None: ...
+
+
+class ReceiptJournal(Protocol):
+    async def open(self, receipt: ev.ExecutionReceiptRecorded, deadline: float) -> None: ...
+
+    async def settle(self, receipt: ev.ExecutionReceiptRecorded) -> None: ...
+
+    async def close(self, receipt_id: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -67,12 +83,21 @@ class ExecutionOutcome:
 
 class ToolExecutor:
     def __init__(
-        self, state: FactoryState, receipts: ReceiptSink, http: OpenApiClient, max_output_chars: int
+        self,
+        state: FactoryState,
+        receipts: ReceiptSink,
+        journal: ReceiptJournal,
+        http: OpenApiClient,
+        max_output_chars: int,
+        recovery_grace_seconds: float = 30.0,
     ) -> None:
         self.state = state
         self._receipts = receipts
+        self._journal = journal
         self._http = http
         self._max_output = max_output_chars
+        self._grace = recovery_grace_seconds
+        self._closing: set[asyncio.Task[None]] = set()
 
     async def execute(self, cmd: ExecuteCommand) -> ExecutionOutcome:
         self.state.require_network_permission(cmd.kn_id, cmd.caller, "execute")
@@ -93,23 +118,66 @@ class ToolExecutor:
                 **({"gen_ai.conversation.id": cmd.conversation_id} if cmd.conversation_id else {}),
             },
         ) as span:
+            receipt = partial(self._receipt, cmd, ref, receipt_id, proxy_id, arguments, ignored,
+                              started=started, span=span)
+            await self._open_journal(receipt("upstream_error", None, outcome_known=False), ref)
             try:
                 status, body, outcome = await self._dispatch(ref, arguments, proxy_id)
             except ApiError as exc:
                 if exc.status >= 500:  # dispatched, and the upstream failed or timed out
-                    await self._receipt(cmd, ref, receipt_id, proxy_id, arguments, ignored,
-                                        _failure_outcome(exc), None, started, span)
+                    await self._record(receipt(_failure_outcome(exc), None))
+                else:  # refused before anything was sent: no receipt
+                    await self._close(receipt_id)
                 raise
             except Exception:
-                await self._receipt(cmd, ref, receipt_id, proxy_id, arguments, ignored,
-                                    "upstream_error", None, started, span)
+                await self._record(receipt("upstream_error", None))
                 raise
             result = ExecutionOutcome(
                 receipt_id, outcome, status, body, (time.perf_counter() - started) * 1000, ignored
             )
-            await self._receipt(cmd, ref, receipt_id, proxy_id, arguments, ignored, outcome,
-                                status, started, span)
+            await self._record(receipt(outcome, status))
         return result
+
+    async def _open_journal(self, provisional: ev.ExecutionReceiptRecorded, ref: ev.CapabilityRef) -> None:
+        deadline = time.time() + self._time_limit(ref) + self._grace
+        try:
+            await self._journal.open(provisional, deadline)
+        except Exception as exc:  # no journal, no dispatch: a crash could lose the receipt
+            raise ApiError(ErrorCode.DEPENDENCY_UNAVAILABLE, 503,
+                           params={"dependency": "redis (receipt journal)"}) from exc
+
+    async def _record(self, receipt: ev.ExecutionReceiptRecorded) -> None:
+        """Publish the final receipt (acks=all); then close its journal entry off the path. If
+        Kafka refuses it, the entry keeps the final receipt for recovery to publish."""
+        try:
+            await self._receipts.publish(receipt)
+        except Exception:
+            with contextlib.suppress(Exception):
+                await self._journal.settle(receipt)
+            raise
+        task = asyncio.get_running_loop().create_task(self._close(receipt.receipt_id))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _close(self, receipt_id: str) -> None:
+        try:
+            await self._journal.close(receipt_id)
+        except Exception as exc:  # recovery will publish it again; the known outcome wins
+            log.warning("closing journal entry %s failed: %s", receipt_id, exc)
+
+    async def drain(self) -> None:
+        """Wait for journal entries being closed (at shutdown)."""
+        if self._closing:
+            await asyncio.wait(set(self._closing), timeout=5)
+
+    def _time_limit(self, ref: ev.CapabilityRef) -> float:
+        """An upper bound of how long a dispatch of ``ref`` may take (its own timeouts)."""
+        if ref.capability_type == "mcp_tool":
+            return self.state.catalog.servers[ref.owner_id or ""].timeout_seconds
+        box = self.state.catalog.toolboxes[ref.owner_id or ""]
+        tool = next((t for t in box.tools if t.id == ref.capability_id), None)
+        function = tool.function if tool is not None else None
+        return max(box.timeout_seconds, function.wall_seconds if function else 0.0)
 
     async def _dispatch(
         self, ref: ev.CapabilityRef, arguments: dict[str, Any], proxy_id: str
@@ -183,7 +251,7 @@ class ToolExecutor:
         return None, {"error": "function failed", "exit_code": result.exit_code,
                       "stderr": result.stderr[-2000:]}, "tool_error"
 
-    async def _receipt(
+    def _receipt(
         self,
         cmd: ExecuteCommand,
         ref: ev.CapabilityRef,
@@ -193,12 +261,15 @@ class ToolExecutor:
         ignored: list[str],
         outcome: ev.execution.Outcome,
         status: int | None,
+        *,
         started: float,
         span: trace.Span,
-    ) -> None:
-        span.set_attribute("bkn.outcome", outcome)
+        outcome_known: bool = True,
+    ) -> ev.ExecutionReceiptRecorded:
+        if outcome_known:
+            span.set_attribute("bkn.outcome", outcome)
         context = span.get_span_context()
-        receipt = ev.ExecutionReceiptRecorded(
+        return ev.ExecutionReceiptRecorded(
             receipt_id=receipt_id,
             operation_id=cmd.operation_id,
             conversation_id=cmd.conversation_id,
@@ -213,11 +284,11 @@ class ToolExecutor:
             ignored_transport_fields=tuple(ignored),
             outcome=outcome,
             status_code=status,
-            latency_ms=(time.perf_counter() - started) * 1000,
+            latency_ms=(time.perf_counter() - started) * 1000 if outcome_known else 0.0,
             executed_at=datetime.now(UTC),
             trace_id=format(context.trace_id, "032x") if context.is_valid else None,
+            outcome_known=outcome_known,
         )
-        await self._receipts.publish(receipt)
 
 
 def _upstream_unreachable(owner_id: str, exc: BaseException) -> ApiError:

@@ -105,6 +105,7 @@ class Receipt:
     latency_ms: float
     executed_at: str
     trace_id: str | None
+    outcome_known: bool = True  # False: recovered from tool-executor's journal (see the event)
 
 
 @dataclass(slots=True)

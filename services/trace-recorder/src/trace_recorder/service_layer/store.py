@@ -150,14 +150,16 @@ class TraceStore:
         self._evidence_by_op[e.operation_id].add(e.evidence_id)
 
     def _receipt(self, e: ev.ExecutionReceiptRecorded) -> None:
-        if e.receipt_id in self.receipts:
-            return
+        kept = self.receipts.get(e.receipt_id)
+        if kept is not None and (kept.outcome_known or not e.outcome_known):
+            return  # the first known outcome stands; a recovered one never replaces it
         self.receipts[e.receipt_id] = Receipt(
             receipt_id=e.receipt_id, operation_id=e.operation_id,
             conversation_id=e.conversation_id, interaction_id=e.interaction_id,
             kn_id=e.kn_id, tool_id=e.tool_id, owner_id=e.owner_id,
             capability_type=e.capability_type, outcome=e.outcome, status_code=e.status_code,
             latency_ms=e.latency_ms, executed_at=_ts(e.executed_at), trace_id=e.trace_id,
+            outcome_known=e.outcome_known,
         )
         if e.operation_id is None:
             return
@@ -170,7 +172,7 @@ class TraceStore:
                 "receipt_id": e.receipt_id, "tool_id": e.tool_id, "kn_id": e.kn_id,
                 "capability_type": e.capability_type, "outcome": e.outcome,
                 "status_code": e.status_code, "arguments_hash": e.arguments_hash,
-                "latency_ms": e.latency_ms,
+                "latency_ms": e.latency_ms, "outcome_known": e.outcome_known,
             },
             source_refs=[f"execution_receipt:{e.receipt_id}"],
             recorded_at=_ts(e.executed_at), origin="receipt",
