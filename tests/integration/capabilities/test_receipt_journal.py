@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
+import httpx
 import pytest
 from redis.asyncio import Redis
 
@@ -52,6 +53,11 @@ def open_entries(mesh: RunningMesh) -> int:
             await redis.aclose()
 
     return asyncio.run(count())
+
+
+def test_tool_executor_readiness_includes_its_journal_store(mesh: RunningMesh) -> None:
+    ready = httpx.get(mesh.url("tool_executor") + "/readyz", timeout=10)
+    assert ready.status_code == 200 and ready.json()["checks"]["redis"] is True
 
 
 def test_a_completed_call_leaves_no_open_journal_entry(mesh: RunningMesh) -> None:

@@ -9,7 +9,7 @@ from functools import partial
 from fastapi import FastAPI
 
 from bkn_common.kafka import EventPublisher, make_broker
-from bkn_common.redis import make_redis
+from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import (
     broker_ready,
     connected_broker,
@@ -74,7 +74,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
                    partial(running_projection, settings, runner), partial(connected_broker, broker),
                    receipts_recovered, action_consumer],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
-                   "action_consumer": actions_ready},
+                   "action_consumer": actions_ready, "redis": partial(redis_ready, redis)},
     )
     app.include_router(state_router(state))
     app.include_router(router(executor, SkillService(state, settings.max_output_chars)))
