@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -69,7 +68,7 @@ async def _json_body(request: Request) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw)
+        body = json_codec.loads(raw)
     except ValueError as exc:
         raise ApiError(ErrorCode.INVALID_REQUEST, 400, params={"reason": "body is not valid JSON"}) from exc
     if not isinstance(body, dict):
