@@ -16,11 +16,15 @@ from gateway.domain.context import (
     validate_invocation_id,
 )
 
+PRINCIPAL_STATE = "principal"  # request.state key of a caller its endpoint authenticated already
+
 
 def call_context(
     request: Request, authenticator: Authenticator, transport: Literal["rest", "mcp"]
 ) -> CallContext:
-    principal = authenticator.authenticate(request.headers.get("authorization"))
+    principal = getattr(request.state, PRINCIPAL_STATE, None)
+    if principal is None:
+        principal = authenticator.authenticate(request.headers.get("authorization"))
     return CallContext(
         principal=principal,
         language=negotiate_language(request.headers.get("accept-language")),

@@ -28,6 +28,7 @@ from bkn_common.http import error_response
 from gateway.adapters.identity import Authenticator
 from gateway.domain.errors import GatewayCode
 from gateway.domain.identity import Principal
+from gateway.entrypoints.auth import PRINCIPAL_STATE
 from gateway.entrypoints.mcp_catalog import Endpoint
 from gateway.entrypoints.mcp_exchange import answer, single_exchange
 from gateway.settings import GatewaySettings
@@ -99,6 +100,7 @@ class McpEndpointApp:
         if isinstance(principal, Response):
             await principal(scope, receive, send)
             return
+        setattr(request.state, PRINCIPAL_STATE, principal)  # the tool handlers' call_context reuses it
         session_id = request.headers.get(SESSION_HEADER)
         if request.method == "DELETE":
             ok = (
