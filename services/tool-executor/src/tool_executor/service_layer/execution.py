@@ -23,6 +23,7 @@ import httpx
 from opentelemetry import trace
 
 from bkn_common import events as ev
+from bkn_common.background import BackgroundTasks
 from bkn_common.errors import ApiError, ErrorCode
 from tool_executor.adapters.mcp_client import call_mcp_tool
 from tool_executor.adapters.openapi_client import OpenApiClient
@@ -97,7 +98,7 @@ class ToolExecutor:
         self._http = http
         self._max_output = max_output_chars
         self._grace = recovery_grace_seconds
-        self._closing: set[asyncio.Task[None]] = set()
+        self._closing = BackgroundTasks()
 
     async def execute(self, cmd: ExecuteCommand) -> ExecutionOutcome:
         self.state.require_network_permission(cmd.kn_id, cmd.caller, "execute")
@@ -155,9 +156,7 @@ class ToolExecutor:
             with contextlib.suppress(Exception):
                 await self._journal.settle(receipt)
             raise
-        task = asyncio.get_running_loop().create_task(self._close(receipt.receipt_id))
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
+        self._closing.spawn(self._close(receipt.receipt_id))
 
     async def _close(self, receipt_id: str) -> None:
         try:
@@ -167,8 +166,7 @@ class ToolExecutor:
 
     async def drain(self) -> None:
         """Wait for journal entries being closed (at shutdown)."""
-        if self._closing:
-            await asyncio.wait(set(self._closing), timeout=5)
+        await self._closing.drain(timeout=5)
 
     def _time_limit(self, ref: ev.CapabilityRef) -> float:
         """An upper bound of how long a dispatch of ``ref`` may take (its own timeouts)."""

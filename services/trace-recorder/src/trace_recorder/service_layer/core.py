@@ -11,6 +11,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from bkn_common.background import BackgroundTasks
 from bkn_common.errors import ApiError
 from bkn_common.events import Event, decode_event, encode_event
 from trace_recorder.domain.errors import TraceCode
@@ -85,7 +86,7 @@ class Core:
     coordination: Coordination
     policy: Policy
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    _background: set[asyncio.Task[None]] = field(default_factory=set, repr=False)
+    _background: BackgroundTasks = field(default_factory=BackgroundTasks, repr=False)
 
     def lock(self, kind: str, name: str) -> AbstractAsyncContextManager[None]:
         return self.coordination.lock(Keys.lock(kind, name), self.policy.lock_timeout_seconds)
@@ -121,14 +122,11 @@ class Core:
                     await asyncio.sleep(0.2 * (attempt + 1))
             _log.warning("gave up publishing %s after %d attempts", event.type, attempts)
 
-        task = asyncio.get_running_loop().create_task(publish())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self._background.spawn(publish())
 
     async def drain(self) -> None:
         """Wait for background publishes (at shutdown)."""
-        if self._background:
-            await asyncio.wait(set(self._background), timeout=self.policy.publish_timeout_seconds)
+        await self._background.drain(self.policy.publish_timeout_seconds)
 
     async def _publish(self, events: Sequence[Event]) -> None:
         if len(events) == 1:
