@@ -71,7 +71,11 @@ def test_a_full_turn_is_readable_with_operations_receipts_evidence_and_spans(mes
                    for ref in retrieval["source_refs"])
         assert "query_hash" in retrieval["attributes"] and "汇率" not in str(retrieval["attributes"])
         services = {s["service_name"] for s in view["spans"]}
-        assert {"gateway", "tool-executor"} <= services, services
+        assert {"gateway", "tool-executor", "capability-index"} <= services, services
+        # tool-executor learns the operation from the gateway's baggage and names it on its spans
+        assert any(s["service_name"] == "tool-executor"
+                   and s["attributes"].get("bkn.operation_id") == execution["operation_id"]
+                   for s in view["spans"])
         assert any(s["name"] == "execute_tool execute_tool" or s["name"].startswith("execute_tool")
                    for s in view["spans"])
         return view
@@ -80,6 +84,33 @@ def test_a_full_turn_is_readable_with_operations_receipts_evidence_and_spans(mes
     conversation = httpx.get(
         f"{mesh.url('trace_recorder')}/internal/v1/conversations/{ctx['conversation_id']}", timeout=10).json()
     assert [i["interaction_id"] for i in conversation["interactions"]] == [ctx["interaction_id"]]
+
+
+def test_only_spans_of_managed_calls_reach_trace_core(mesh: RunningMesh) -> None:
+    ad_hoc_trace, managed_trace = "a" * 31 + "1", "b" * 31 + "2"
+    search = {"kn_id": "supply_chain", "query": "汇率"}
+    assert mesh.call("search_capabilities", search, traceparent=f"00-{ad_hoc_trace}-{'1' * 16}-01").status_code == 200
+    ctx = context(start(mesh))
+    managed = mesh.call("search_capabilities", {**search, "bkn_context": ctx},
+                        traceparent=f"00-{managed_trace}-{'2' * 16}-01")
+    assert managed.status_code == 200
+
+    def spans_by_trace() -> dict[str, set[str]]:
+        response = httpx.get(f"{mesh.url('trace_recorder')}/internal/v1/state/snapshot",
+                             params={"section": "spans"}, timeout=10)
+        out: dict[str, set[str]] = {}
+        for key, span in response.json().items():
+            out.setdefault(key.split("/")[0], set()).add(span["service_name"])
+        return out
+
+    def managed_spans_arrived() -> dict[str, set[str]]:
+        by_trace = spans_by_trace()
+        assert {"gateway", "capability-index", "tool-executor"} <= by_trace.get(managed_trace, set())
+        return by_trace
+
+    eventually(managed_spans_arrived)
+    time.sleep(1.0)  # twice the exporters' batch delay
+    assert ad_hoc_trace not in spans_by_trace()
 
 
 def test_finishing_keeps_the_conversation_open_for_the_next_turn(mesh: RunningMesh) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from opentelemetry import trace
+from opentelemetry import baggage, context, trace
 from opentelemetry.propagate import extract
 from opentelemetry.trace import SpanKind
 from starlette.responses import Response
@@ -126,11 +126,16 @@ def health_router(checks: Mapping[str, ReadinessCheck]) -> APIRouter:
 
 
 class TraceContextMiddleware:
-    """A SERVER span per HTTP request, continuing the caller's W3C trace context."""
+    """A SERVER span per HTTP request, continuing the caller's W3C trace context.
 
-    def __init__(self, app: ASGIApp, service_name: str) -> None:
+    At the public edge (``edge=True``) the caller's baggage is dropped: internal services
+    take provenance ids from baggage, and only the gateway may set them.
+    """
+
+    def __init__(self, app: ASGIApp, service_name: str, edge: bool = False) -> None:
         self.app = app
         self._tracer = trace.get_tracer(service_name)
+        self._edge = edge
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in ("/healthz", "/readyz"):
@@ -145,12 +150,18 @@ class TraceContextMiddleware:
                 status["code"] = message["status"]
             await send(message)
 
-        with self._tracer.start_as_current_span(
-            f"{method} {scope['path']}",
-            context=extract(carrier),
-            kind=SpanKind.SERVER,
-            attributes={"http.request.method": method, "url.path": scope["path"]},
-        ) as span:
-            await self.app(scope, receive, capture)
-            if "code" in status:
-                span.set_attribute("http.response.status_code", status["code"])
+        parent = extract(carrier)
+        if self._edge:
+            parent = baggage.clear(parent)
+        token = context.attach(parent)  # the caller's baggage is current while the request runs
+        try:
+            with self._tracer.start_as_current_span(
+                f"{method} {scope['path']}",
+                kind=SpanKind.SERVER,
+                attributes={"http.request.method": method, "url.path": scope["path"]},
+            ) as span:
+                await self.app(scope, receive, capture)
+                if "code" in status:
+                    span.set_attribute("http.response.status_code", status["code"])
+        finally:
+            context.detach(token)

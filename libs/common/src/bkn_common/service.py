@@ -85,8 +85,12 @@ def make_service_app(
     title: str,
     resources: Sequence[Resource],
     readiness: Mapping[str, ReadinessCheck],
+    edge: bool = False,
 ) -> FastAPI:
-    """A FastAPI app with the envelope, health probes and the given resources in its lifespan."""
+    """A FastAPI app with the envelope, health probes and the given resources in its lifespan.
+
+    ``edge``: the app faces callers outside the mesh (the gateway), whose baggage is not trusted.
+    """
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -103,7 +107,7 @@ def make_service_app(
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     install_error_handlers(app)
-    app.add_middleware(TraceContextMiddleware, service_name=title)
+    app.add_middleware(TraceContextMiddleware, service_name=title, edge=edge)
     app.include_router(health_router(readiness))
     return app
 

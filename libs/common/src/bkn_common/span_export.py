@@ -14,11 +14,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
-from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from bkn_common.events import SpanExported, encode_event
 from bkn_common.settings import ServiceSettings
+from bkn_common.span_scope import ProvenanceSpanFilter
 from bkn_common.topics import SPANS
 
 log = logging.getLogger(__name__)
@@ -83,9 +84,10 @@ class KafkaSpanExporter(SpanExporter):
         self.bind(None, None)
 
 
-def kafka_span_processor(settings: ServiceSettings) -> tuple[BatchSpanProcessor, KafkaSpanExporter]:
+def kafka_span_processor(settings: ServiceSettings) -> tuple[SpanProcessor, KafkaSpanExporter]:
+    """Batched export to the spans topic of the spans of managed calls (see ``span_scope``)."""
     exporter = KafkaSpanExporter(settings.service_name, SPANS.full_name(settings.topic_prefix))
-    return BatchSpanProcessor(exporter, schedule_delay_millis=500), exporter
+    return ProvenanceSpanFilter(BatchSpanProcessor(exporter, schedule_delay_millis=500)), exporter
 
 
 @asynccontextmanager

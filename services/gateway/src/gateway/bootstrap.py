@@ -90,6 +90,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
             "redis": redis_check,
             **{n: service_check(n) for n in ("capability_index", "tool_executor", "ontology_query")},
         },
+        edge=True,
     )
     app.include_router(rest.router(deps, authenticator))
     app.include_router(mcp_info.router(deps.registry, authenticator, settings.public_url))

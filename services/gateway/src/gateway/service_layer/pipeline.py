@@ -19,6 +19,12 @@ from pydantic import BaseModel, ValidationError
 
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.http import validation_error
+from bkn_common.span_scope import (
+    CONVERSATION_ATTRIBUTE,
+    INTERACTION_ATTRIBUTE,
+    OPERATION_ATTRIBUTE,
+    provenance_baggage,
+)
 from gateway.domain.context import CallContext, parse_bkn_context
 from gateway.domain.errors import GatewayCode
 from gateway.domain.trace_messages import UNRECORDED_MARKER, conversation_required
@@ -80,10 +86,10 @@ async def call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str, 
 
 def _annotate(span: Span, ctx: CallContext) -> None:
     if ctx.bkn is not None:
-        span.set_attribute("gen_ai.conversation.id", ctx.bkn.conversation_id)
-        span.set_attribute("bkn.interaction_id", ctx.bkn.interaction_id)
+        span.set_attribute(CONVERSATION_ATTRIBUTE, ctx.bkn.conversation_id)
+        span.set_attribute(INTERACTION_ATTRIBUTE, ctx.bkn.interaction_id)
     if ctx.operation_id:
-        span.set_attribute("bkn.operation_id", ctx.operation_id)
+        span.set_attribute(OPERATION_ATTRIBUTE, ctx.operation_id)
 
 
 async def _call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str, Any]) -> ToolOutcome:
@@ -174,7 +180,9 @@ async def _managed(
         return ToolOutcome(begin.get("stored_result") or {}, receipt=receipt)
     ctx.operation_id, ctx.receipt_id = begin["operation_id"], begin["receipt_id"]
     try:
-        data = await definition.handler(deps, ctx, args)
+        with provenance_baggage(conversation=ctx.bkn.conversation_id,
+                                interaction=ctx.bkn.interaction_id, operation=ctx.operation_id):
+            data = await definition.handler(deps, ctx, args)
     except ApiError as exc:
         _complete_later(deps, ctx, begin, "failed", {"error": exc.code}, [])
         raise

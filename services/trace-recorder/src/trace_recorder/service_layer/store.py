@@ -20,6 +20,7 @@ from typing import Any
 from bkn_common import events as ev
 from bkn_common.digest import state_digest
 from bkn_common.events import EventRecord
+from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.domain.model import (
     Conversation,
     Evidence,
@@ -29,9 +30,6 @@ from trace_recorder.domain.model import (
     Span,
 )
 from trace_recorder.domain.rules import evidence_id
-
-OPERATION_ATTRIBUTE = "bkn.operation_id"
-INTERACTION_ATTRIBUTE = "bkn.interaction_id"
 
 
 def _ts(value: datetime) -> str:
