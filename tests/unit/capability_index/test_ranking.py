@@ -361,3 +361,24 @@ def test_partial_phrase_match_is_discounted_by_coverage() -> None:
     assert covered["c-full"] == pytest.approx(plain["c-full"])  # all terms present: no discount
     assert covered["c-part"] == pytest.approx(plain["c-part"] / 2)  # one of two terms
     assert "c-other" not in covered
+
+
+def test_a_rare_translation_counts_no_more_than_the_word_as_written() -> None:
+    expander = SynonymExpander([("lead", "prospect")])
+    docs = [
+        doc("c-lead", "add_lead", "Add a lead."),
+        doc("c-prospect", "add_prospect", "Add a prospect."),
+        doc("c-list", "list_lead", "List lead records."),
+        doc("c-score", "score_lead", "Score a lead."),
+    ]
+
+    def scores(share: float) -> dict[str, float]:
+        index = LexicalIndex(synonyms=expander, concept_idf_share=share)
+        for d in docs:
+            index.upsert(d)
+        return dict(index.search("lead", limit=5))
+
+    own, shared = scores(0.0), scores(1.0)
+    assert own["c-prospect"] > own["c-lead"]  # the rarer spelling wins on idf alone
+    assert shared["c-prospect"] == pytest.approx(shared["c-lead"])  # the written word's idf
+    assert shared["c-lead"] == pytest.approx(own["c-lead"])  # the written word is unchanged

@@ -11,8 +11,9 @@ word, with its alternative spellings (sub-word bigrams, glossary translations), 
 by what kind of word it is (object, operation, period, number).  A document gets, per
 concept, its best alternative ``weight * mean_t s(t, d) * coverage(d) ** PHRASE_COVERAGE``
 (coverage: the fraction of the alternative's terms the document has); the score is the
-sum over concepts.  Only documents with score > 0 are returned; ties break by
-capability_id.
+sum over concepts.  An alternative's idf is pulled towards that of the word as written
+(:data:`CONCEPT_IDF_SHARE`), so a rare translation does not outweigh a common spelling.
+Only documents with score > 0 are returned; ties break by capability_id.
 
 Collection statistics (N, df, summed field lengths) are maintained incrementally on every
 upsert/remove and are exact integers, so scores depend only on the current document set,
@@ -87,6 +88,14 @@ DEFAULT_FIELDS: Mapping[str, FieldConfig] = {
 # "customer" is not half a customer invoice.  Tuned on the DEV half of bench/capability_eval.
 PHRASE_COVERAGE = 1.0
 
+# The alternatives of one concept (a query word, its glossary translations) say the same
+# thing, so how rare the *spelling* a document happens to use is should not decide how much
+# the concept counts: an alternative's idf is pulled towards the idf of the word as written,
+# idf_used = idf_alt * (idf_written / idf_alt) ** CONCEPT_IDF_SHARE (0: each alternative
+# keeps its own idf, 1: all share the written word's).  Tuned on the DEV half of
+# bench/capability_eval.
+CONCEPT_IDF_SHARE = 0.5
+
 # posting value: one (field index, term frequency, field length) triple per field the term
 # occurs in; field lengths live in the posting so scoring needs no extra lookup.
 _Posting = tuple[tuple[int, int, int], ...]
@@ -139,6 +148,7 @@ class LexicalIndex:
         synonym_weight: float = 1.0,
         kind_weights: Mapping[str, float] = KIND_WEIGHTS,
         phrase_coverage: float = PHRASE_COVERAGE,
+        concept_idf_share: float = CONCEPT_IDF_SHARE,
         tokenizer: Callable[[str], list[str]] = tokenize,
         embedder: Embedder | None = None,
         fusion: FusionConfig | None = None,
@@ -158,6 +168,7 @@ class LexicalIndex:
         self._synonym_weight = synonym_weight
         self._kind_weights = dict(kind_weights)
         self._phrase_coverage = phrase_coverage
+        self._concept_idf_share = concept_idf_share
         self._tokenize = tokenizer
         self._docs: dict[str, CapabilityDoc] = {}
         self._doc_terms: dict[str, tuple[str, ...]] = {}
@@ -457,30 +468,46 @@ class LexicalIndex:
 
     def _plan(self, concepts: list[Concept], n_docs: int) -> list[_PlannedConcept]:
         """Resolve concepts against the index; order by decreasing score upper bound."""
-        k1 = self._k1
-        postings = self._postings
         plan: list[_PlannedConcept] = []
         for concept in concepts:
-            alts: list[_PlannedAlt] = []
-            for alt in concept.alternatives:
-                scale = alt.weight * (k1 + 1.0) / len(alt.terms)
-                terms: list[tuple[str, float]] = []
-                for term in alt.terms:
-                    plist = postings.get(term)
-                    if plist:
-                        df = len(plist)
-                        idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-                        terms.append((term, scale * idf))
-                if terms:
-                    alts.append(
-                        _PlannedAlt(sum(t[1] for t in terms), tuple(terms), len(terms))
-                    )
+            alts = self._plan_alternatives(concept, n_docs)
             if alts:
                 key = tuple(sorted(t[0] for alt in alts for t in alt.terms))
                 alts.sort(key=lambda alt: (-alt.upper_bound, tuple(t[0] for t in alt.terms)))
                 plan.append(_PlannedConcept(alts[0].upper_bound, key, tuple(alts)))
         plan.sort(key=lambda p: (-p.upper_bound, p.key))
         return plan
+
+    def _plan_alternatives(self, concept: Concept, n_docs: int) -> list[_PlannedAlt]:
+        """The concept's alternatives that occur in the catalogue, with per-term factors
+        ``weight * idf * (k1 + 1) / n`` (idf shared with the written word, see
+        :data:`CONCEPT_IDF_SHARE`).  The first alternative is the word as written; a concept
+        made only of a glossary group's spellings refers to the group's first one."""
+        resolved = [
+            (alt, [(t, self._idf(t, n_docs)) for t in alt.terms if t in self._postings])
+            for alt in concept.alternatives
+        ]
+        written = resolved[0][1] if resolved else []
+        written_idf = _mean_idf(written) if written else None
+        share = self._concept_idf_share
+        alts: list[_PlannedAlt] = []
+        for alt, terms in resolved:
+            if not terms:
+                continue
+            scale = alt.weight * (self._k1 + 1.0) / len(alt.terms)
+            if written_idf is not None and share:
+                scale *= (written_idf / _mean_idf(terms)) ** share
+            factors = tuple((term, scale * idf) for term, idf in terms)
+            alts.append(_PlannedAlt(sum(f for _, f in factors), factors, len(factors)))
+        return alts
+
+    def _idf(self, term: str, n_docs: int) -> float:
+        df = len(self._postings[term])
+        return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def _mean_idf(terms: list[tuple[str, float]]) -> float:
+    return sum(idf for _, idf in terms) / len(terms)
 
 
 @dataclass(frozen=True)
