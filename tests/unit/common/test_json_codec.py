@@ -20,6 +20,12 @@ def test_integers_beyond_64_bits_keep_every_digit() -> None:
     assert decoded == value and isinstance(decoded["amount"], int)
 
 
+@pytest.mark.parametrize("number", [2**64, -(2**63) - 1, 10**19])
+def test_a_big_integer_after_long_non_ascii_text_keeps_every_digit(number: int) -> None:
+    raw = json.dumps({"text": "汇率月报 " * 500, "rows": [[1, 2.5], {"n": number}]}, ensure_ascii=False)
+    assert json_codec.loads(raw.encode())["rows"][1]["n"] == number
+
+
 def test_output_matches_the_standard_library_compact_form() -> None:
     value = {"名称": "汇率月报", "list": [1, 2.5, None, True], "nested": {"a": ""}}
     expected = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
