@@ -1,8 +1,9 @@
 """One toolbox whose schemas cannot be built is skipped; every other capability is returned.
 
 A broken record cannot travel through Kafka (the decoder validates every event), so this
-drives the execution factory's own view (tool-executor's ``resolve``) in-process with a
-catalogue record that was corrupted after validation.
+drives both views in-process with a catalogue record that was corrupted after validation:
+the execution factory's (tool-executor's listing and ``resolve``) and capability-index's
+(ranked hits resolved in the same answer).
 """
 
 from __future__ import annotations
@@ -10,13 +11,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bkn_common import events as ev
+from capability_index.service_layer.index import CapabilityIndex
 from tool_executor.service_layer.catalog_view import list_mounted, resolve
 from tool_executor.service_layer.state import FactoryState
 
 
-def _apply(state: FactoryState, *events: ev.Event) -> None:
+def _record(event: ev.Event) -> ev.EventRecord:
+    return ev.EventRecord(event=event, event_id="x", occurred_at=datetime.now(UTC))
+
+
+def _apply(state: FactoryState | CapabilityIndex, *events: ev.Event) -> None:
     for event in events:
-        state.apply(ev.EventRecord(event=event, event_id="x", occurred_at=datetime.now(UTC)))
+        state.apply(_record(event))
 
 
 def _ref(owner: str, tool: str) -> ev.CapabilityRef:
@@ -65,14 +71,16 @@ def test_a_broken_toolbox_is_skipped_and_the_rest_is_returned() -> None:
         _ref("box_good", "t1"),
         ev.CapabilityRef(capability_type="skill", capability_id="s1"),
     ]
-    state = FactoryState()
-    _apply(state, good, broken, skill, ev.BindingsReplaced(kn_id="kn", capabilities=tuple(refs)))
+    events: list[ev.Event] = [good, broken, skill, ev.BindingsReplaced(kn_id="kn", capabilities=tuple(refs))]
     for owner, tool in (("box_good", "t1"), ("box_broken", "t2")):
-        _apply(
-            state,
+        events += [
             ev.OwnerStateChanged(owner_kind="toolbox", owner_id=owner, state="published"),
             ev.ToolStateChanged(owner_id=owner, tool_id=tool, enabled=True),
-        )
+        ]
+    state, index = FactoryState(), CapabilityIndex()
+    _apply(state, *events)
+    _apply(index, *(e for e in events if e is not broken))
+    index.catalog.apply(_record(broken))  # its text cannot be indexed either: only the state has it
 
     listed = list_mounted(state, "kn", types=None, owner_id=None, limit=20)
     assert [i["capability_id"] for i in listed["items"]] == ["t1", "s1"]
@@ -82,3 +90,6 @@ def test_a_broken_toolbox_is_skipped_and_the_rest_is_returned() -> None:
 
     gated = resolve(state, "kn", refs)
     assert [i["capability_id"] for i in gated["items"]] == ["t1", "s1"]
+
+    ranked = index.resolve("kn", refs)
+    assert ranked["items"] == gated["items"] and ranked["skipped_owners"] == ["box_broken"]

@@ -20,6 +20,7 @@ class SearchBody(BaseModel):
     metadata_types: list[Literal["openapi", "function"]] | None = None
     owner_id: str | None = None
     limit: int = Field(20, ge=1, le=10_000)
+    resolve: bool = False  # also gate and describe the hits (see CapabilityIndex.resolve)
 
 
 class DescribeBody(BaseModel):
@@ -41,11 +42,14 @@ def router(index: CapabilityIndex) -> APIRouter:
             owner_id=body.owner_id,
             limit=body.limit,
         )
-        return {
+        answer: dict[str, object] = {
             "hits": [h.as_dict() for h in result.hits],
             "total_matched": result.total_matched,
             "mounted": result.mounted,
         }
+        if body.resolve:
+            answer["resolved"] = index.resolve(body.kn_id, [h.ref for h in result.hits])
+        return answer
 
     @api.post("/describe")
     async def describe(body: DescribeBody) -> dict[str, object]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bkn_common import events as ev
+from bkn_common.capability_view import described
 from bkn_common.catalog_state import CatalogState
 from capability_index.domain.documents import skill_document, tool_document
 from capability_index.domain.embeddings import Embedder
@@ -181,3 +182,10 @@ class CapabilityIndex:
     def describe(self, refs: Sequence[ev.CapabilityRef]) -> list[Hit]:
         """Index records for the given capabilities (those not indexed are left out)."""
         return [h for ref in refs if (h := self._hit(ref, None)) is not None]
+
+    def resolve(self, kn_id: str, refs: Sequence[ev.CapabilityRef]) -> dict[str, object]:
+        """Per capability: bound to ``kn_id``?, lifecycle gate, catalogue text and trimmed
+        input schema, from this index's catalogue state (a toolbox whose schemas cannot be
+        built is left out and named in ``skipped_owners``)."""
+        items, skipped = described(self.catalog, kn_id, refs)
+        return {"items": items, "skipped_owners": sorted(skipped)}

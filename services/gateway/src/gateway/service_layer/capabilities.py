@@ -1,7 +1,10 @@
 """search_capabilities and execute_tool (seed 000).
 
-Ranking comes from capability-index; membership without a query, the lifecycle gate and the
-trimmed input schemas come from tool-executor (the execution factory's own records).
+A ranked search is one call to capability-index: its hits come gated and described (bound?,
+lifecycle gate, catalogue text, trimmed input schema) from the index's catalogue state, so a
+hit is judged by the same state that ranked it. Membership without a query comes from
+tool-executor (the execution factory's own records), so a listing still answers while the
+index is down; tool-executor checks everything again before it runs a tool.
 """
 
 from __future__ import annotations
@@ -47,16 +50,6 @@ def _entry(resolved: dict[str, Any], indexed: dict[str, Any] | None) -> dict[str
     if resolved["capability_type"] != "skill" and resolved.get("input_schema") is not None:
         entry["input_schema"] = resolved["input_schema"]
     return entry
-
-
-async def _resolve(
-    deps: Deps, ctx: CallContext, kn_id: str, refs: list[dict[str, Any]]
-) -> dict[str, Any]:
-    result: dict[str, Any] = await deps.services.tool_executor.call(
-        "POST", "/internal/v1/capabilities/resolve", json={"kn_id": kn_id, "refs": refs},
-        language=ctx.language, request_id=ctx.request_id,
-    )
-    return result
 
 
 async def _index(deps: Deps, ctx: CallContext, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -116,16 +109,16 @@ async def _ranked(deps: Deps, ctx: CallContext, args: SearchCapabilitiesInput) -
     """With a query (or metadata_types): index ranking, then the gate, then one bounded re-recall."""
     body = {
         "kn_id": args.kn_id, "query": args.query, "types": args.types,
-        "metadata_types": args.metadata_types, "owner_id": args.owner_id,
+        "metadata_types": args.metadata_types, "owner_id": args.owner_id, "resolve": True,
     }
     recall = args.limit
     searched = await _index(deps, ctx, "/internal/v1/search", {**body, "limit": recall})
     total = int(searched["total_matched"])
-    kept, gated_out = await _gate(deps, ctx, args.kn_id, searched["hits"])
+    kept, gated_out = _gate(searched)
     if len(kept) < args.limit and gated_out and total > recall:
         recall = min(args.limit * 3, MAX_RECALL)
         searched = await _index(deps, ctx, "/internal/v1/search", {**body, "limit": recall})
-        kept, gated_out = await _gate(deps, ctx, args.kn_id, searched["hits"])
+        kept, gated_out = _gate(searched)
     entries = [_entry(resolved, hit) for hit, resolved in kept[: args.limit]]
     considered = min(total, recall)
     visible_total = total - gated_out
@@ -146,17 +139,12 @@ async def _ranked(deps: Deps, ctx: CallContext, args: SearchCapabilitiesInput) -
     return result
 
 
-async def _gate(
-    deps: Deps, ctx: CallContext, kn_id: str, hits: list[dict[str, Any]]
-) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], int]:
+def _gate(searched: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], int]:
     """Index hits that pass the lifecycle gate (in rank order), and how many it removed."""
-    if not hits:
-        return [], 0
-    resolved = await _resolve(deps, ctx, kn_id, [_ref(h) for h in hits])
-    by_key = {_key(i): i for i in resolved["items"]}
+    by_key = {_key(i): i for i in searched["resolved"]["items"]}
     kept = []
     removed = 0
-    for hit in hits:
+    for hit in searched["hits"]:
         item = by_key.get(_key(hit))
         if item is None:
             continue  # a toolbox whose schemas could not be built is skipped

@@ -11,8 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bkn_common import events as ev
-
-TRANSPORT_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization", "host"})
+from bkn_common.capability_view import TRANSPORT_HEADERS
 
 
 @dataclass(frozen=True)
@@ -57,25 +56,3 @@ def plan_request(server_url: str, op: ev.OpenApiOperation, arguments: dict[str, 
     if op.request_body_schema is not None:
         body = remaining.pop("body") if set(remaining) == {"body"} else remaining
     return HttpRequestPlan(op.method, server_url.rstrip("/") + path, params, headers, body)
-
-
-def business_input_schema(op: ev.OpenApiOperation) -> dict[str, Any]:
-    """The input schema handed to agents: parameters and body, never servers or auth headers."""
-    schema: dict[str, Any] = {}
-    parameters = [
-        {
-            "name": p.name,
-            "in": p.location,
-            "required": p.required,
-            "schema": p.json_schema,
-            **({"description": p.description} if p.description else {}),
-        }
-        for p in op.parameters
-        if not (p.location == "header" and p.name.lower() in TRANSPORT_HEADERS)
-        and p.location != "cookie"
-    ]
-    if parameters:
-        schema["parameters"] = parameters
-    if op.request_body_schema is not None:
-        schema["request_body"] = {"content": {"application/json": {"schema": op.request_body_schema}}}
-    return schema
