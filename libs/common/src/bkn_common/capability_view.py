@@ -69,7 +69,9 @@ def _details(catalog: CatalogState, ref: ev.CapabilityRef) -> dict[str, Any]:
 def _gate_item(catalog: CatalogState, kn_id: str, ref: ev.CapabilityRef) -> dict[str, Any]:
     gate = catalog.gate(ref)
     return {
-        **ref.model_dump(),
+        "capability_type": ref.capability_type,
+        "capability_id": ref.capability_id,
+        "owner_id": ref.owner_id,
         "bound": catalog.is_bound(kn_id, ref),
         "gate_passed": gate.passed,
         "gate_reason": gate.reason,

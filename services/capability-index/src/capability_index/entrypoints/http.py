@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common import events as ev
+from bkn_common import json_codec
 from capability_index.service_layer.index import CapabilityIndex
 
 
@@ -33,7 +34,7 @@ def router(index: CapabilityIndex) -> APIRouter:
     api = APIRouter(prefix="/internal/v1")
 
     @api.post("/search")
-    async def search(body: SearchBody) -> dict[str, object]:
+    async def search(body: SearchBody) -> Response:
         result = index.search(
             body.kn_id,
             query=body.query,
@@ -49,7 +50,8 @@ def router(index: CapabilityIndex) -> APIRouter:
         }
         if body.resolve:
             answer["resolved"] = index.resolve(body.kn_id, [h.ref for h in result.hits])
-        return answer
+        # plain JSON types already: encoded once, without FastAPI's validate-and-dump pass
+        return Response(json_codec.dumps(answer), media_type="application/json")
 
     @api.post("/describe")
     async def describe(body: DescribeBody) -> dict[str, object]:
