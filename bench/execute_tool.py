@@ -20,7 +20,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import bench_mesh, latency_summary, print_table, write_result
+from bench.harness import (
+    bench_mesh,
+    cpu_per_request,
+    cpu_snapshot,
+    latency_summary,
+    mesh_processes,
+    print_table,
+    write_result,
+)
 
 N = 300
 WARMUP = 10
@@ -78,17 +86,22 @@ def _measure(layout: Any, key: str) -> dict[str, Any]:
         for _ in range(WARMUP):
             once("direct", False)
             once("execute_tool", False)
+        processes = mesh_processes(layout)
+        before = cpu_snapshot(processes)
         for i in range(N):
             if i % 100 == 0:
                 body["bkn_context"] = new_context()  # not timed
             once("direct", True)
             once("execute_tool", True)
+        time.sleep(1.0)  # background completions and span batches (500 ms) land
+        cpu = cpu_per_request(before, cpu_snapshot(processes), N)
         stats_after = direct.get(f"{finance}/_stats").json()
     return {
         "execute_tool": {**latency_summary(samples["execute_tool"]), "errors": errors["execute_tool"]},
         "direct": {**latency_summary(samples["direct"]), "errors": errors["direct"]},
         "same_answer": answers.get("execute_tool") == answers.get("direct"),
         "upstream_fx_convert_calls": stats_after.get("fx_convert"),
+        "cpu_ms_per_pair": cpu,
     }
 
 
@@ -126,6 +139,13 @@ def main() -> dict[str, Any]:
         ],
     )
     print(f"   same answer: {result['same_answer']}; upstream fx_convert calls: {result['upstream_fx_convert_calls']}")
+    cpu = result["cpu_ms_per_pair"]
+    print_table(
+        "CPU per managed execute_tool plus one direct call, by process (ms; 2 cores, so the "
+        "work after the answer competes with the next call)",
+        [{"process": name, "cpu_ms": ms} for name, ms in sorted(cpu.items(), key=lambda kv: -kv[1])]
+        + [{"process": "all", "cpu_ms": sum(cpu.values())}],
+    )
     payload = {
         "config": {"n": N, "warmup": WARMUP, "mode": "managed (bkn_context)", "interleaved": True},
         **result,
