@@ -89,15 +89,36 @@ def test_a_span_ending_after_its_root_follows_the_trace_decision(
     assert names(memory) == ["POST /call", "complete in background"]
 
 
-def test_pending_traces_are_bounded(shipped: tuple[trace.Tracer, InMemorySpanExporter]) -> None:
-    tracer, memory = shipped
-    roots = [tracer.start_span(f"root {i}") for i in range(20)]  # local roots that never end
-    for root in roots:
-        with trace.use_span(root, end_on_exit=False), tracer.start_as_current_span("child") as child:
-            child.set_attribute(OPERATION_ATTRIBUTE, "op")
-    roots[0].end()  # its held spans were let go to stay in bounds
-    roots[-1].end()
-    assert names(memory) == ["child", "root 19"]
+def test_a_trace_whose_root_never_ends_here_is_decided_after_a_wait() -> None:
+    now = [0.0]
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(
+        ProvenanceSpanFilter(SimpleSpanProcessor(memory), max_wait_seconds=60, clock=lambda: now[0])
+    )
+    tracer = provider.get_tracer("unit")
+    managed, other = tracer.start_span("session a"), tracer.start_span("session b")  # stay open
+    with trace.use_span(managed, end_on_exit=False), tracer.start_as_current_span("tools/call x") as tool:
+        tool.set_attribute(OPERATION_ATTRIBUTE, "op-1")
+    with trace.use_span(other, end_on_exit=False), tracer.start_as_current_span("ping"):
+        pass
+    assert names(memory) == []
+    now[0] = 61.0
+    with tracer.start_as_current_span("next request"):  # any span end looks at the waiting ones
+        pass
+    assert names(memory) == ["tools/call x"]
+
+
+def test_waiting_traces_are_bounded_and_the_managed_ones_still_ship(
+    shipped: tuple[trace.Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, memory = shipped  # at most 8 waiting traces
+    for i in range(20):  # local roots that never end
+        root = tracer.start_span(f"root {i}")
+        with trace.use_span(root, end_on_exit=False), tracer.start_as_current_span(f"child {i}") as child:
+            if i % 2 == 0:
+                child.set_attribute(OPERATION_ATTRIBUTE, f"op-{i}")
+    assert names(memory) == sorted(f"child {i}" for i in range(0, 12, 2))
 
 
 def test_the_public_edge_drops_the_callers_baggage() -> None:

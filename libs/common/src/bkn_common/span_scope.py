@@ -19,8 +19,9 @@ OTLP export, when configured, is not filtered: it sees every span.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from opentelemetry import baggage, context
@@ -34,6 +35,7 @@ PROVENANCE_KEYS = (CONVERSATION_ATTRIBUTE, INTERACTION_ATTRIBUTE, OPERATION_ATTR
 
 MAX_PENDING_TRACES = 4096
 MAX_DECIDED_TRACES = 4096
+MAX_WAIT_SECONDS = 300.0  # longer than any call's time limit
 
 
 @contextmanager
@@ -58,19 +60,33 @@ def carries_provenance(span: ReadableSpan) -> bool:
 
 
 class _Pending:
-    __slots__ = ("managed", "spans")
+    __slots__ = ("born", "managed", "spans")
 
-    def __init__(self) -> None:
+    def __init__(self, born: float) -> None:
+        self.born = born
         self.spans: list[ReadableSpan] = []
         self.managed = False
 
 
 class ProvenanceSpanFilter(SpanProcessor):
-    """Passes to ``inner`` only the spans of traces that belong to a managed call."""
+    """Passes to ``inner`` only the spans of traces that belong to a managed call.
 
-    def __init__(self, inner: SpanProcessor, max_pending: int = MAX_PENDING_TRACES) -> None:
+    A trace's spans wait for its local root; a trace whose local root this process never sees
+    end (it ended before, or was started elsewhere in the process and is still open) is
+    decided once it has waited ``max_wait_seconds`` or when ``max_pending`` traces wait.
+    """
+
+    def __init__(
+        self,
+        inner: SpanProcessor,
+        max_pending: int = MAX_PENDING_TRACES,
+        max_wait_seconds: float = MAX_WAIT_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._inner = inner
         self._max_pending = max_pending
+        self._max_wait = max_wait_seconds
+        self._clock = clock
         self._lock = threading.Lock()
         self._pending: OrderedDict[int, _Pending] = OrderedDict()
         self._decided: OrderedDict[int, bool] = OrderedDict()
@@ -86,7 +102,7 @@ class ProvenanceSpanFilter(SpanProcessor):
         if span_context is None:
             return
         with self._lock:
-            passed = self._admit(span_context.trace_id, span)
+            passed = self._admit(span_context.trace_id, span) + self._expire()
         for admitted in passed:
             self._inner.on_end(admitted)
 
@@ -96,20 +112,36 @@ class ProvenanceSpanFilter(SpanProcessor):
             return [span] if decided or carries_provenance(span) else []
         pending = self._pending.get(trace_id)
         if pending is None:
-            pending = self._pending[trace_id] = _Pending()
-            if len(self._pending) > self._max_pending:
-                self._pending.popitem(last=False)  # a local root that never ended
+            pending = self._pending[trace_id] = _Pending(self._clock())
         pending.spans.append(span)
         pending.managed = pending.managed or carries_provenance(span)
         if span.parent is not None and not span.parent.is_remote:
             return []
-        del self._pending[trace_id]
+        return self._decide(trace_id)
+
+    def _expire(self) -> list[ReadableSpan]:
+        """Decide the traces that waited too long, or too many, oldest first."""
+        passed: list[ReadableSpan] = []
+        deadline = self._clock() - self._max_wait
+        while self._pending:
+            trace_id, oldest = next(iter(self._pending.items()))
+            if oldest.born > deadline and len(self._pending) <= self._max_pending:
+                break
+            passed += self._decide(trace_id)
+        return passed
+
+    def _decide(self, trace_id: int) -> list[ReadableSpan]:
+        pending = self._pending.pop(trace_id)
         self._decided[trace_id] = pending.managed
         if len(self._decided) > MAX_DECIDED_TRACES:
             self._decided.popitem(last=False)
         return pending.spans if pending.managed else []
 
     def shutdown(self) -> None:
+        with self._lock:
+            waiting = [span for trace_id in list(self._pending) for span in self._decide(trace_id)]
+        for span in waiting:
+            self._inner.on_end(span)
         self._inner.shutdown()
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
