@@ -105,7 +105,7 @@ def test_only_spans_of_managed_calls_reach_trace_core(mesh: RunningMesh) -> None
 
     def managed_spans_arrived() -> dict[str, set[str]]:
         by_trace = spans_by_trace()
-        assert {"gateway", "capability-index", "tool-executor"} <= by_trace.get(managed_trace, set())
+        assert {"gateway", "capability-index"} <= by_trace.get(managed_trace, set())
         return by_trace
 
     eventually(managed_spans_arrived)
