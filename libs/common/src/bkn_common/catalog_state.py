@@ -105,13 +105,22 @@ class CatalogState:
     def is_bound(self, kn_id: str, ref: ev.CapabilityRef) -> bool:
         return ref.key in self.bindings.get(kn_id, {})
 
-    def tool_entry(self, ref: ev.CapabilityRef) -> ToolEntry | None:
-        """The catalogue record of a tool capability (None for skills or unknown tools)."""
+    def _tool(self, ref: ev.CapabilityRef) -> ev.ToolSpec | ev.McpToolSpec | None:
+        """The tool's spec when ``ref`` names a catalogued tool of its kind."""
         tool = self._tools.get((ref.owner_id or "", ref.capability_id))
         if ref.capability_type == "function" and isinstance(tool, ev.ToolSpec):
+            return tool
+        if ref.capability_type == "mcp_tool" and isinstance(tool, ev.McpToolSpec):
+            return tool
+        return None
+
+    def tool_entry(self, ref: ev.CapabilityRef) -> ToolEntry | None:
+        """The catalogue record of a tool capability (None for skills or unknown tools)."""
+        tool = self._tool(ref)
+        if isinstance(tool, ev.ToolSpec):
             box = self.toolboxes[ref.owner_id or ""]
             return ToolEntry(ref, box.name, tool.name, tool.description, tool.use_rule, box.kind, tool)
-        if ref.capability_type == "mcp_tool" and isinstance(tool, ev.McpToolSpec):
+        if isinstance(tool, ev.McpToolSpec):
             server = self.servers[ref.owner_id or ""]
             return ToolEntry(ref, server.name, tool.name, tool.description, tool.use_rule, None, tool)
         return None
@@ -121,7 +130,7 @@ class CatalogState:
         if ref.capability_type == "skill":
             passed = ref.capability_id in self.skills
             return GateResult(passed, None if passed else "not_in_catalog")
-        if self.tool_entry(ref) is None:
+        if self._tool(ref) is None:
             return GateResult(False, "not_in_catalog")
         kind = "toolbox" if ref.capability_type == "function" else "mcp_server"
         owner_state = self.owner_states.get((kind, ref.owner_id or ""))
