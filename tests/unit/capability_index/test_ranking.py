@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+from typing import Any
 
 import pytest
 
@@ -343,6 +344,14 @@ def test_object_match_outranks_operation_only_match() -> None:
 
 
 # ---------------------------------------------------------------- phrase coverage
+def scores(docs: list[CapabilityDoc], query: str, **options: Any) -> dict[str, float]:
+    """Scores of ``query`` over ``docs`` in an index built with ``options``."""
+    index = LexicalIndex(**options)
+    for d in docs:
+        index.upsert(d)
+    return dict(index.search(query, limit=len(docs)))
+
+
 def test_partial_phrase_match_is_discounted_by_coverage() -> None:
     expander = SynonymExpander([("客户发票", "customer invoice")])
     docs = [
@@ -351,13 +360,8 @@ def test_partial_phrase_match_is_discounted_by_coverage() -> None:
         doc("c-other", "archive", "Archive old records."),
     ]
 
-    def scores(coverage: float) -> dict[str, float]:
-        index = LexicalIndex(synonyms=expander, phrase_coverage=coverage)
-        for d in docs:
-            index.upsert(d)
-        return dict(index.search("客户发票", limit=5))
-
-    plain, covered = scores(0.0), scores(1.0)
+    plain = scores(docs, "客户发票", synonyms=expander, phrase_coverage=0.0)
+    covered = scores(docs, "客户发票", synonyms=expander, phrase_coverage=1.0)
     assert covered["c-full"] == pytest.approx(plain["c-full"])  # all terms present: no discount
     assert covered["c-part"] == pytest.approx(plain["c-part"] / 2)  # one of two terms
     assert "c-other" not in covered
@@ -372,13 +376,8 @@ def test_a_rare_translation_counts_no_more_than_the_word_as_written() -> None:
         doc("c-score", "score_lead", "Score a lead."),
     ]
 
-    def scores(share: float) -> dict[str, float]:
-        index = LexicalIndex(synonyms=expander, concept_idf_share=share)
-        for d in docs:
-            index.upsert(d)
-        return dict(index.search("lead", limit=5))
-
-    own, shared = scores(0.0), scores(1.0)
+    own = scores(docs, "lead", synonyms=expander, concept_idf_share=0.0)
+    shared = scores(docs, "lead", synonyms=expander, concept_idf_share=1.0)
     assert own["c-prospect"] > own["c-lead"]  # the rarer spelling wins on idf alone
     assert shared["c-prospect"] == pytest.approx(shared["c-lead"])  # the written word's idf
     assert shared["c-lead"] == pytest.approx(own["c-lead"])  # the written word is unchanged
