@@ -39,14 +39,15 @@ MAX_WAIT_SECONDS = 300.0  # longer than any call's time limit
 
 
 @contextmanager
-def provenance_baggage(**ids: str | None) -> Iterator[None]:
-    """Calls made inside carry these provenance ids (keys: conversation, interaction, operation)."""
-    names = {"conversation": CONVERSATION_ATTRIBUTE, "interaction": INTERACTION_ATTRIBUTE,
-             "operation": OPERATION_ATTRIBUTE}
+def provenance_baggage(
+    *, conversation: str | None = None, interaction: str | None = None, operation: str | None = None
+) -> Iterator[None]:
+    """Calls made inside carry these provenance ids in their baggage."""
     ctx = context.get_current()
-    for key, value in ids.items():
+    for key, value in ((CONVERSATION_ATTRIBUTE, conversation), (INTERACTION_ATTRIBUTE, interaction),
+                       (OPERATION_ATTRIBUTE, operation)):
         if value:
-            ctx = baggage.set_baggage(names[key], value, ctx)
+            ctx = baggage.set_baggage(key, value, ctx)
     token = context.attach(ctx)
     try:
         yield
