@@ -99,8 +99,8 @@ async def _run() -> dict[str, Any]:
     from bkn_common.kafka import EventPublisher, ensure_topics, make_broker
     from bkn_common.projection import ProjectionRunner
     from bkn_common.settings import ServiceSettings
-    from bkn_common.topics import ALL_TOPICS, BINDINGS, CATALOG, LIFECYCLE
-    from capability_index.service_layer.index import CapabilityIndex
+    from bkn_common.topics import ALL_TOPICS, projection_topics
+    from capability_index.service_layer.projection import CapabilityIndex
 
     prefix = f"benchmat{uuid.uuid4().hex[:8]}."
     await ensure_topics(BOOTSTRAP, prefix)
@@ -122,7 +122,7 @@ async def _run() -> dict[str, Any]:
     runner = ProjectionRunner(
         bootstrap_servers=BOOTSTRAP,
         consumer_name="capability-index",
-        topics=(CATALOG, BINDINGS, LIFECYCLE),
+        topics=projection_topics("capability-index"),
         projection=index,
         topic_prefix=prefix,
     )

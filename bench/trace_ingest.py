@@ -23,7 +23,7 @@ from bkn_common.events import decode_event, encode_event
 from bkn_common.kafka import ensure_topics
 from bkn_common.keys import event_key
 from bkn_common.projection import ProjectionRunner
-from bkn_common.topics import ALL_TOPICS, RECEIPTS, SPANS, TRACE, topic_for_event
+from bkn_common.topics import ALL_TOPICS, projection_topics, topic_for_event
 from trace_recorder.service_layer.store import TraceStore
 
 
@@ -63,7 +63,7 @@ async def measure(total: int, bootstrap: str, keep: bool) -> dict[str, float]:
 
     store = TraceStore()
     runner = ProjectionRunner(bootstrap_servers=bootstrap, consumer_name="trace-recorder",
-                              topics=(TRACE, RECEIPTS, SPANS), projection=store,
+                              topics=projection_topics("trace-recorder"), projection=store,
                               topic_prefix=prefix)
     started = time.perf_counter()
     await runner.start()

@@ -27,13 +27,13 @@ from bkn_common.events import Event, encode_event
 from bkn_common.kafka import ensure_topics
 from bkn_common.keys import event_key
 from bkn_common.projection import ProjectionRunner
-from bkn_common.topics import ALL_TOPICS, RECEIPTS, SPANS, TRACE, topic_for_event
+from bkn_common.topics import ALL_TOPICS, projection_topics, topic_for_event
 from trace_recorder.bootstrap import CONSUMER, build_app
 from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.settings import TraceRecorderSettings
 
 INFRA = TraceRecorderSettings()
-TOPICS = (TRACE, RECEIPTS, SPANS)
+TOPICS = projection_topics(CONSUMER)
 
 
 async def _unreachable() -> str | None:

@@ -15,8 +15,8 @@ from bkn_common.events import EventRecord
 from clctl.bundle.loader import load_bundle
 from clctl.bundle.to_events import bundle_events
 from ontology_query.service_layer import queries
+from ontology_query.service_layer.projection import OntologyState
 from ontology_query.service_layer.queries import Caller
-from ontology_query.service_layer.state import OntologyState
 
 ROOT = Path(__file__).resolve().parents[3]
 KN = "supply_chain"

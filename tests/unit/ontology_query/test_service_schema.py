@@ -13,8 +13,8 @@ from bkn_common.events import EventRecord
 from clctl.bundle.loader import load_bundle
 from clctl.bundle.to_events import bundle_events
 from ontology_query.service_layer import schema_views
+from ontology_query.service_layer.projection import OntologyState
 from ontology_query.service_layer.schema_search import tokenize
-from ontology_query.service_layer.state import OntologyState
 
 ROOT = Path(__file__).resolve().parents[3]
 ALL_KINDS = frozenset({"object_type", "relation_type", "action_type", "metric"})

@@ -6,17 +6,20 @@ import asyncio
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, TextIO
+from typing import Annotated, Any, TextIO
 
 import httpx
 import typer
+from rich.console import Console
 from rich.progress import Progress
 
+from bkn_common import rebuildable
 from bkn_common.digest import differing_keys, state_digest
 from bkn_common.kafka import EventPublisher, ensure_topics, make_broker
 from bkn_common.topics import ALL_TOPICS
 from clctl.bundle import BundleError, bundle_events, load_bundle
-from clctl.replay import TARGETS, StartAt, dump, rebuild
+from clctl.replay import StartAt, dump, rebuild
+from clctl.replay_view import replay_columns, summary_table
 from clctl.settings import ClctlSettings
 
 app = typer.Typer(help="Operate the Context Loader mesh.", no_args_is_help=True)
@@ -79,35 +82,42 @@ def _start(offset: int | None, since: str | None) -> StartAt:
 
 @app.command()
 def replay(
-    service: Annotated[str, typer.Argument(help=f"One of: {', '.join(TARGETS)}")],
+    service: Annotated[str, typer.Argument(help="A service with a bkn.replay entry point.")],
     offset: Annotated[int | None, typer.Option(help="Start every partition at this offset.")] = None,
     since: Annotated[str | None, typer.Option(help="Start at this ISO time.")] = None,
     verify: Annotated[bool, typer.Option(help="Compare with the live service's state.")] = False,
     live_url: Annotated[str | None, typer.Option(help="The live service's base URL.")] = None,
 ) -> None:
-    """Rebuild a service's derived state from its topics into a fresh store."""
-    target = TARGETS.get(service)
-    if target is None:
-        raise typer.BadParameter(f"unknown service {service!r}; one of {', '.join(TARGETS)}")
+    """Rebuild a service's derived state from its topics into a fresh store.
+
+    Installed services: those registering a ``bkn.replay`` entry point."""
+    try:
+        target = rebuildable.load(service)
+    except LookupError as exc:
+        raise typer.BadParameter(str(exc)) from exc
     settings = ClctlSettings()
-    with Progress() as bar:
-        task = bar.add_task(f"replaying {service}", total=None)
+    console = Console()
+    with target.open_store() as store:
+        with Progress(*replay_columns(), console=console, transient=False) as bar:
+            task = bar.add_task(f"replaying {service}", total=None)
 
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
 
-        store, report = asyncio.run(rebuild(
-            settings.kafka_bootstrap_servers, settings.topic_prefix, target,
-            _start(offset, since), progress,
-        ))
-    rebuilt = state_digest(store.snapshot())
+            report = asyncio.run(rebuild(
+                settings.kafka_bootstrap_servers, settings.topic_prefix, target, store,
+                _start(offset, since), progress,
+            ))
+        snapshot = store.snapshot()
+    rebuilt = state_digest(snapshot)
     typer.echo(f"rebuilt {service}: {report.applied} events applied, {report.poison} poison skipped")
-    for name, section in rebuilt["sections"].items():
-        typer.echo(f"  {name:32} {section['count']:>8}  {section['sha256'][:16]}")
-    if not verify:
-        return
+    live: dict[str, Any] | None = None
     base = (live_url or target.default_url).rstrip("/")
-    live = httpx.get(f"{base}/internal/v1/state/digest", timeout=60).json()
+    if verify:
+        live = httpx.get(f"{base}/internal/v1/state/digest", timeout=60).json()
+    console.print(summary_table(service, rebuilt, live))
+    if live is None:
+        return
     differing = [
         name for name in sorted(set(rebuilt["sections"]) | set(live["sections"]))
         if rebuilt["sections"].get(name) != live["sections"].get(name)
@@ -115,7 +125,6 @@ def replay(
     if not differing:
         typer.echo(f"verify: identical to the live state ({rebuilt['sha256'][:16]})")
         return
-    snapshot = store.snapshot()
     for name in differing:
         live_section = httpx.get(f"{base}/internal/v1/state/snapshot", params={"section": name}, timeout=60).json()
         keys = differing_keys(snapshot.get(name), live_section)

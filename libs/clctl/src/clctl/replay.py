@@ -1,8 +1,9 @@
 """Rebuild a service's derived state from its topics into a fresh store, and dump topics.
 
-The stores are the services' own projection classes, so a rebuilt store is computed by
-exactly the code the live service runs; ``--verify`` compares section digests with the live
-service's ``/internal/v1/state/digest`` and lists the keys of any section that differs.
+The stores are the services' own projection classes, found through their ``bkn.replay`` entry
+points (:mod:`bkn_common.rebuildable`; clctl imports no service package), so a rebuilt store is
+computed by exactly the code the live service runs; ``--verify`` compares section digests with
+the live service's ``/internal/v1/state/digest`` and lists the keys of any section that differs.
 """
 
 from __future__ import annotations
@@ -15,60 +16,9 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from bkn_common.digest import Snapshotting
-from bkn_common.events import PoisonMessage, decode_event
+from bkn_common.events import decode_event
 from bkn_common.kafka import topic_partitions
-from bkn_common.topics import (
-    ACTIONS,
-    BINDINGS,
-    CATALOG,
-    INSTANCES,
-    LIFECYCLE,
-    NETWORKS,
-    RECEIPTS,
-    SPANS,
-    TRACE,
-    TopicSpec,
-)
-
-
-@dataclass(frozen=True)
-class ReplayTarget:
-    topics: tuple[TopicSpec, ...]
-    store: Callable[[], Any]
-    default_url: str
-
-
-def _capability_index() -> Any:
-    from capability_index.service_layer.index import CapabilityIndex
-
-    return CapabilityIndex()
-
-
-def _tool_executor() -> Any:
-    from tool_executor.service_layer.state import FactoryState
-
-    return FactoryState()
-
-
-def _ontology_query() -> Any:
-    from ontology_query.service_layer.state import OntologyState
-
-    return OntologyState()
-
-
-def _trace_recorder() -> Any:
-    from trace_recorder.service_layer.store import TraceStore
-
-    return TraceStore()
-
-
-TARGETS: dict[str, ReplayTarget] = {
-    "capability-index": ReplayTarget((CATALOG, BINDINGS, LIFECYCLE), _capability_index, "http://127.0.0.1:30781"),
-    "tool-executor": ReplayTarget((NETWORKS, CATALOG, BINDINGS, LIFECYCLE), _tool_executor, "http://127.0.0.1:30782"),
-    "ontology-query": ReplayTarget((NETWORKS, INSTANCES, BINDINGS, ACTIONS), _ontology_query, "http://127.0.0.1:30784"),
-    "trace-recorder": ReplayTarget((TRACE, RECEIPTS, SPANS), _trace_recorder, "http://127.0.0.1:30783"),
-}
+from bkn_common.rebuildable import Rebuildable, ReplayStore
 
 
 @dataclass(frozen=True)
@@ -84,6 +34,7 @@ class ReplayReport:
     applied: int = 0
     poison: int = 0
     records: int = 0
+    total: int = 0
 
 
 async def _assign(
@@ -115,17 +66,23 @@ async def _assign(
 async def rebuild(
     bootstrap: str,
     prefix: str,
-    target: ReplayTarget,
+    target: Rebuildable,
+    store: ReplayStore,
     start: StartAt,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[Snapshotting, ReplayReport]:
-    """Fold the target's topics (up to their current end) into a fresh store."""
-    store = target.store()
+) -> ReplayReport:
+    """Fold the target's topics (up to their current end) into ``store`` (a fresh one).
+
+    A record that does not decode or that the store rejects counts as poison and is skipped,
+    as the live runner dead-letters it."""
     report = ReplayReport()
+    flush = getattr(store, "flush", None)
     consumer, ends = await _assign(bootstrap, [t.full_name(prefix) for t in target.topics], start)
     try:
         positions = {tp: await consumer.position(tp) for tp in ends}
-        total = sum(max(0, ends[tp] - positions[tp]) for tp in ends)
+        report.total = sum(max(0, ends[tp] - positions[tp]) for tp in ends)
+        if progress:
+            progress(0, report.total)
         while any(positions[tp] < ends[tp] for tp in ends):
             batches = await consumer.getmany(timeout_ms=500, max_records=5000)
             for tp, records in batches.items():
@@ -136,14 +93,16 @@ async def rebuild(
                     try:
                         store.apply(decode_event(record.value))
                         report.applied += 1
-                    except PoisonMessage:
+                    except Exception:  # PoisonMessage, or a record the store rejects
                         report.poison += 1
                     positions[tp] = record.offset + 1
+            if flush is not None:
+                flush()
             if progress:
-                progress(report.records, total)
+                progress(report.records, report.total)
     finally:
         await consumer.stop()
-    return store, report
+    return report
 
 
 async def dump(

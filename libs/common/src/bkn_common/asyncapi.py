@@ -17,7 +17,7 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from bkn_common.events import Event
-from bkn_common.topics import ALL_TOPICS, CONSUMERS, TopicSpec
+from bkn_common.topics import ALL_TOPICS, CONSUMER_TOPICS, CONSUMERS, TopicSpec
 
 Doc = dict[str, Any]
 
@@ -29,6 +29,13 @@ SERVICES: tuple[str, ...] = (
     "gateway", "capability-index", "tool-executor", "trace-recorder", "ontology-query",
 )
 """The long-running services (``clctl`` is the operator CLI, not a service)."""
+
+
+def short_name(spec: TopicSpec) -> str:
+    """``bkn.execution-receipts.v1`` -> ``execution-receipts``; ``bkn.dlq.x.v1`` -> ``dlq.x``."""
+    name = spec.name.removeprefix("bkn.")
+    return name.rsplit(".v", 1)[0]
+
 
 _OWN_SENDS: dict[str, tuple[str, ...]] = {
     "clctl": ("networks", "instances", "catalog", "bindings", "lifecycle"),
@@ -44,19 +51,11 @@ SENDS: dict[str, tuple[str, ...]] = {
 every service."""
 
 RECEIVES: dict[str, tuple[str, ...]] = {
-    "capability-index": ("catalog", "bindings", "lifecycle"),
-    "tool-executor": ("networks", "catalog", "bindings", "lifecycle", "action-executions"),
-    "ontology-query": ("networks", "instances", "bindings", "action-executions"),
-    "trace-recorder": ("trace", "execution-receipts", "spans"),
+    consumer: tuple(short_name(spec) for spec in topics.reads)
+    for consumer, topics in CONSUMER_TOPICS.items()
 }
-"""Consumers by topic short name: each folds these topics in a ProjectionRunner."""
-
-
-
-def short_name(spec: TopicSpec) -> str:
-    """``bkn.execution-receipts.v1`` -> ``execution-receipts``; ``bkn.dlq.x.v1`` -> ``dlq.x``."""
-    name = spec.name.removeprefix("bkn.")
-    return name.rsplit(".v", 1)[0]
+"""Consumers by topic short name, from :data:`bkn_common.topics.CONSUMER_TOPICS` (each folds its
+projection topics in a ProjectionRunner; tool-executor also reads action requests in a group)."""
 
 
 def _topic(short: str) -> TopicSpec:

@@ -158,8 +158,39 @@ def dead_letter_topic(consumer: str) -> TopicSpec:
     )
 
 
-CONSUMERS: tuple[str, ...] = ("capability-index", "tool-executor", "trace-recorder", "ontology-query")
+@dataclass(frozen=True)
+class ConsumerTopics:
+    """What one consuming service reads.
+
+    ``projection``: folded into the service's rebuildable store by its ProjectionRunner
+    (from offset zero, or from a checkpoint's offsets), and what `clctl replay` folds.
+    ``group``: read as work in a Kafka consumer group (each record handled once per group).
+    """
+
+    projection: tuple[TopicSpec, ...]
+    group: tuple[TopicSpec, ...] = ()
+
+    @property
+    def reads(self) -> tuple[TopicSpec, ...]:
+        return self.projection + tuple(t for t in self.group if t not in self.projection)
+
+
+CONSUMER_TOPICS: dict[str, ConsumerTopics] = {
+    "capability-index": ConsumerTopics(projection=(CATALOG, BINDINGS, LIFECYCLE)),
+    "tool-executor": ConsumerTopics(projection=(NETWORKS, CATALOG, BINDINGS, LIFECYCLE), group=(ACTIONS,)),
+    "trace-recorder": ConsumerTopics(projection=(TRACE, RECEIPTS, SPANS)),
+    "ontology-query": ConsumerTopics(projection=(NETWORKS, INSTANCES, BINDINGS, ACTIONS)),
+}
+"""The one table of which topics each consumer reads: bootstraps, `clctl replay`, the AsyncAPI
+document and the tests all take it from here."""
+
+CONSUMERS: tuple[str, ...] = tuple(CONSUMER_TOPICS)
 ALL_TOPICS: tuple[TopicSpec, ...] = DOMAIN_TOPICS + tuple(dead_letter_topic(c) for c in CONSUMERS)
+
+
+def projection_topics(consumer: str) -> tuple[TopicSpec, ...]:
+    """The topics ``consumer`` folds into its store (KeyError for an unknown consumer)."""
+    return CONSUMER_TOPICS[consumer].projection
 
 
 def topic_for_event(event: Event) -> TopicSpec:

@@ -14,17 +14,19 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE
+from bkn_common.topics import projection_topics
 from capability_index.domain.embeddings import embedder_from_setting
 from capability_index.entrypoints.http import router
-from capability_index.service_layer.index import CapabilityIndex
+from capability_index.service_layer.projection import CapabilityIndex
 from capability_index.settings import CapabilityIndexSettings
+
+CONSUMER = "capability-index"
 
 
 def build_app(settings: CapabilityIndexSettings) -> FastAPI:
     _, telemetry = service_telemetry(settings)
     index = CapabilityIndex(embedder_from_setting(settings.embeddings))
-    runner = projection_runner(settings, "capability-index", (CATALOG, BINDINGS, LIFECYCLE), index)
+    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), index)
     app = make_service_app(
         title="capability-index",
         resources=[*telemetry, partial(running_projection, settings, runner)],

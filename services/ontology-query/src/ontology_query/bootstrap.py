@@ -19,11 +19,13 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import ACTIONS, BINDINGS, INSTANCES, NETWORKS
+from bkn_common.topics import projection_topics
 from ontology_query.entrypoints import actions_http, queries_http
 from ontology_query.entrypoints.http import router
-from ontology_query.service_layer.state import OntologyState
+from ontology_query.service_layer.projection import OntologyState
 from ontology_query.settings import OntologyQuerySettings
+
+CONSUMER = "ontology-query"
 
 
 @asynccontextmanager
@@ -50,9 +52,7 @@ async def frozen_after_catch_up(runner: ProjectionRunner) -> AsyncIterator[None]
 def build_app(settings: OntologyQuerySettings) -> FastAPI:
     _, telemetry = service_telemetry(settings)
     state = OntologyState()
-    runner = projection_runner(
-        settings, "ontology-query", (NETWORKS, INSTANCES, BINDINGS, ACTIONS), state
-    )
+    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), state)
     app = make_service_app(
         title="ontology-query",
         resources=[*telemetry, partial(frozen_after_catch_up, runner),

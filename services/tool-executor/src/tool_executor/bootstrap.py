@@ -20,17 +20,19 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import BINDINGS, CATALOG, LIFECYCLE, NETWORKS
+from bkn_common.topics import projection_topics
 from tool_executor.adapters.openapi_client import OpenApiClient
 from tool_executor.adapters.receipt_journal import ReceiptJournal
 from tool_executor.entrypoints.actions_consumer import ActionConsumer
 from tool_executor.entrypoints.http import router
 from tool_executor.service_layer.actions import ActionLedger, ActionRunner
 from tool_executor.service_layer.execution import ToolExecutor
+from tool_executor.service_layer.projection import FactoryState
 from tool_executor.service_layer.receipt_recovery import ReceiptRecovery
 from tool_executor.service_layer.skills import SkillService
-from tool_executor.service_layer.state import FactoryState
 from tool_executor.settings import ToolExecutorSettings
+
+CONSUMER = "tool-executor"
 
 
 def build_app(settings: ToolExecutorSettings) -> FastAPI:
@@ -45,7 +47,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     executor = ToolExecutor(state, publisher, journal, http, settings.max_output_chars,
                             settings.receipt_recovery_grace_seconds)
     recovery = ReceiptRecovery(journal, publisher)
-    runner = projection_runner(settings, "tool-executor", (NETWORKS, CATALOG, BINDINGS, LIFECYCLE), state)
+    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), state)
     ledger = ActionLedger(redis, redis_prefix)
     actions = ActionConsumer(settings, ActionRunner(executor, publisher, ledger), runner.caught_up)
 

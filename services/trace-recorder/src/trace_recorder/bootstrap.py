@@ -21,7 +21,7 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import RECEIPTS, SPANS, TRACE
+from bkn_common.topics import projection_topics
 from trace_recorder.adapters.redis_coordination import RedisCoordination
 from trace_recorder.entrypoints.http import install_trace_errors, router
 from trace_recorder.service_layer.core import Core
@@ -42,7 +42,7 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
     coordination = RedisCoordination(redis, settings.redis_prefix)
     core = Core(store, EventPublisher(broker, settings.topic_prefix), coordination,
                 settings.policy())
-    runner = projection_runner(settings, CONSUMER, (TRACE, RECEIPTS, SPANS), store)
+    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), store)
     health = Health(coordination, runner, settings.probe_timeout_seconds)
 
     async def coordination_ready() -> bool:

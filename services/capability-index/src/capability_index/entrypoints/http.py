@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common import events as ev
 from bkn_common import json_codec
-from capability_index.service_layer.index import CapabilityIndex
+from capability_index.service_layer.projection import CapabilityIndex
 
 
 class SearchBody(BaseModel):

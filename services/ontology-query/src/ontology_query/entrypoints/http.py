@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict
 
-from ontology_query.service_layer.state import OntologyState
+from ontology_query.service_layer.projection import OntologyState
 
 
 class AccessBody(BaseModel):

@@ -40,7 +40,7 @@ from ontology_query.service_layer.logic import (
 )
 
 if TYPE_CHECKING:
-    from ontology_query.service_layer.state import OntologyState
+    from ontology_query.service_layer.projection import OntologyState
 
 TERMINAL = frozenset({"completed", "failed"})
 

@@ -51,8 +51,8 @@ from ontology_query.service_layer.permissions import ObjectTypePolicy, PropertyR
 from ontology_query.service_layer.refusals import api_error, require_network
 
 if TYPE_CHECKING:
+    from ontology_query.service_layer.projection import OntologyState
     from ontology_query.service_layer.queries import Caller
-    from ontology_query.service_layer.state import OntologyState
 
 WINDOW_START = "start_time"
 WINDOW_END = "end_time"

@@ -42,8 +42,8 @@ from ontology_query.service_layer.permissions import (
     sorted_fields,
     with_row_filter,
 )
+from ontology_query.service_layer.projection import OntologyState
 from ontology_query.service_layer.refusals import api_error, require_network
-from ontology_query.service_layer.state import OntologyState
 
 DENIED_CODE = "OntologyQuery.ObjectType.PermissionDenied"
 PROPERTY_DENIED_CODE = "OntologyQuery.ObjectType.PropertyPermissionDenied"

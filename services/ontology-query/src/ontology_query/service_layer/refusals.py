@@ -9,7 +9,7 @@ from bkn_common.errors import ApiError, ErrorCode
 from ontology_query.domain.errors import NOT_FOUND_CODES, DomainError
 
 if TYPE_CHECKING:
-    from ontology_query.service_layer.state import OntologyState
+    from ontology_query.service_layer.projection import OntologyState
 
 
 def api_error(error: DomainError) -> ApiError:

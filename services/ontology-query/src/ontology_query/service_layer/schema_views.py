@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from bkn_common import events as ev
 from bkn_common.errors import ApiError
 from bkn_common.i18n import register_messages
+from ontology_query.service_layer.projection import NetworkSchemaExtras, OntologyState
 from ontology_query.service_layer.refusals import require_network
 from ontology_query.service_layer.schema_search import (
     KIND_KEYS,
@@ -19,7 +20,6 @@ from ontology_query.service_layer.schema_search import (
     build_concepts,
     rank,
 )
-from ontology_query.service_layer.state import NetworkSchemaExtras, OntologyState
 
 SEARCH_SCOPE_CODE = "OntologyQuery.KnowledgeNetwork.InvalidParameter.SearchScope"
 register_messages({

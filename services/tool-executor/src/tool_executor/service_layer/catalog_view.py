@@ -7,7 +7,7 @@ from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.capability_view import described
-from tool_executor.service_layer.state import FactoryState
+from tool_executor.service_layer.projection import FactoryState
 
 
 def _network(state: FactoryState, kn_id: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from tool_executor.adapters.sandbox import SandboxLimits, run_function
 from tool_executor.domain.arguments import arguments_hash, split_transport_fields
 from tool_executor.domain.errors import ExecCode
 from tool_executor.domain.openapi import MissingParameters, plan_request
-from tool_executor.service_layer.state import FactoryState
+from tool_executor.service_layer.projection import FactoryState
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer("tool_executor")

@@ -9,7 +9,7 @@ from bkn_common import events as ev
 from bkn_common.errors import ApiError, ErrorCode
 from tool_executor.adapters.sandbox import SandboxLimits, run_skill
 from tool_executor.domain.errors import ExecCode
-from tool_executor.service_layer.state import FactoryState
+from tool_executor.service_layer.projection import FactoryState
 
 MAX_CONTENT_CHARS = 40_000
 MAX_FILE_BYTES = 5 * 1024 * 1024

@@ -13,6 +13,7 @@ rebuilt from offset zero has the same :meth:`digest` as the live one.
 from __future__ import annotations
 
 from collections import defaultdict
+from contextlib import nullcontext
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from bkn_common import events as ev
 from bkn_common.digest import state_digest
 from bkn_common.events import EventRecord
+from bkn_common.rebuildable import Rebuildable
 from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.domain.model import (
     Conversation,
@@ -279,3 +281,11 @@ class TraceStore:
         every :meth:`snapshot` section; see ``bkn_common.digest``)."""
         result: str = state_digest(self.snapshot())["sha256"]
         return result
+
+
+REBUILDABLE = Rebuildable(
+    consumer="trace-recorder",
+    open_store=lambda: nullcontext(TraceStore()),
+    default_url="http://127.0.0.1:30783",
+)
+"""The ``bkn.replay`` entry point: what `clctl replay trace-recorder` rebuilds (see bkn_common.rebuildable)."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from bkn_common import events as ev
 from bkn_common.capability_view import described
 from bkn_common.catalog_state import CatalogState
+from bkn_common.rebuildable import Rebuildable
 from capability_index.domain.documents import skill_document, tool_document
 from capability_index.domain.embeddings import Embedder
 from capability_index.domain.ranking import Candidates, LexicalIndex
@@ -189,3 +191,11 @@ class CapabilityIndex:
         built is left out and named in ``skipped_owners``)."""
         items, skipped = described(self.catalog, kn_id, refs)
         return {"items": items, "skipped_owners": sorted(skipped)}
+
+
+REBUILDABLE = Rebuildable(
+    consumer="capability-index",
+    open_store=lambda: nullcontext(CapabilityIndex()),
+    default_url="http://127.0.0.1:30781",
+)
+"""The ``bkn.replay`` entry point: what `clctl replay capability-index` rebuilds (see bkn_common.rebuildable)."""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.access import NetworkAccess
+from bkn_common.rebuildable import Rebuildable
 from ontology_query.domain.model import (
     DataProperty,
     ObjectInstance,
@@ -123,3 +125,11 @@ class OntologyState:
             case ev.BindingUnmounted():
                 if event.capability in self.mounted.get(event.kn_id, []):
                     self.mounted[event.kn_id].remove(event.capability)
+
+
+REBUILDABLE = Rebuildable(
+    consumer="ontology-query",
+    open_store=lambda: nullcontext(OntologyState()),
+    default_url="http://127.0.0.1:30784",
+)
+"""The ``bkn.replay`` entry point: what `clctl replay ontology-query` rebuilds (see bkn_common.rebuildable)."""

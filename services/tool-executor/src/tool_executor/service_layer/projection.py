@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from bkn_common import events as ev
 from bkn_common.access import NetworkAccess
 from bkn_common.catalog_state import CatalogState
 from bkn_common.errors import ApiError, network_permission_error
+from bkn_common.rebuildable import Rebuildable
 from tool_executor.domain.errors import ExecCode
 
 Refs = list[ev.CapabilityRef]
@@ -82,3 +84,11 @@ def gate_error(ref: ev.CapabilityRef, reason: str) -> ApiError:
             details={"reason": reason},
         )
     return ApiError(ExecCode.TOOL_NOT_FOUND, 404, params={"capability": label})
+
+
+REBUILDABLE = Rebuildable(
+    consumer="tool-executor",
+    open_store=lambda: nullcontext(FactoryState()),
+    default_url="http://127.0.0.1:30782",
+)
+"""The ``bkn.replay`` entry point: what `clctl replay tool-executor` rebuilds (see bkn_common.rebuildable)."""
