@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from bkn_common.settings import ServiceSettings
 from bkn_common.span_export import span_event
-from bkn_common.telemetry import build_tracer_provider
+from bkn_common.telemetry import build_tracer_provider, resource_attributes
 
 
 @pytest.fixture
@@ -66,3 +66,16 @@ def test_a_span_becomes_a_span_event_with_its_attributes_and_parent() -> None:
     assert child_event.attributes["gen_ai.tool.name"] == "x"
     assert parent_event.attributes["mcp.method.name"] == "tools/call"
     assert child_event.service_name == "gateway"
+
+
+def test_resource_attributes_reach_the_resource_and_service_name_stays_the_services() -> None:
+    settings = ServiceSettings(
+        service_name="gateway",
+        otel_resource_attributes="service.namespace=prod, deployment.environment=eu,service.name=x,junk",
+    )
+    attributes = build_tracer_provider(settings).resource.attributes
+    assert attributes["service.namespace"] == "prod"
+    assert attributes["deployment.environment"] == "eu"
+    assert attributes["service.name"] == "gateway"
+    assert resource_attributes("") == {}
+    assert resource_attributes("a=b=c") == {"a": "b=c"}

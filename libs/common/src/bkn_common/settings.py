@@ -31,6 +31,8 @@ class ServiceSettings(BaseSettings):
     otel_exporter_otlp_endpoint: str | None = Field(
         None, validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT")
     )
+    otel_resource_attributes: str = Field("", validation_alias=_env("OTEL_RESOURCE_ATTRIBUTES"))
+    """``key=value,key=value`` added to every span's resource (``service.name`` stays the service's)."""
     otel_sdk_disabled: bool = Field(False, validation_alias=_env("OTEL_SDK_DISABLED"))
     span_export_to_kafka: bool = Field(True, validation_alias=_env("SPAN_EXPORT_TO_KAFKA"))
     log_level: str = Field("INFO", validation_alias=_env("LOG_LEVEL"))

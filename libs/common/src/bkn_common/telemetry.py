@@ -29,8 +29,9 @@ def build_tracer_provider(
     settings: ServiceSettings, processors: Iterable[SpanProcessor] = ()
 ) -> TracerProvider:
     """The service's tracer provider: OTLP/HTTP export when an endpoint is configured."""
+    attributes = resource_attributes(settings.otel_resource_attributes)
     provider = TracerProvider(
-        resource=Resource.create({"service.name": settings.service_name}),
+        resource=Resource.create({**attributes, "service.name": settings.service_name}),
     )
     if not settings.otel_sdk_disabled:
         if settings.otel_exporter_otlp_endpoint:
@@ -41,3 +42,9 @@ def build_tracer_provider(
         for processor in processors:
             provider.add_span_processor(processor)
     return provider
+
+
+def resource_attributes(text: str) -> dict[str, str]:
+    """``OTEL_RESOURCE_ATTRIBUTES`` (``k=v,k2=v2``) as a dict; an entry without ``=`` is skipped."""
+    pairs = (item.split("=", 1) for item in text.split(",") if "=" in item)
+    return {key.strip(): value.strip() for key, value in pairs if key.strip()}
