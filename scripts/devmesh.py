@@ -74,6 +74,9 @@ class MeshLayout:
             "REDIS_URL": self.redis,
             "TOPIC_PREFIX": self.topic_prefix,
             "TRACE_RECORDER_REDIS_PREFIX": f"bkn:{self.topic_prefix}trace:",
+            # the view's default store: one SQLite file in the run folder (extra_env may name
+            # PostgreSQL instead: TRACE_RECORDER_STORE=postgresql, TRACE_RECORDER_DATABASE_URL)
+            "TRACE_RECORDER_SQLITE_PATH": str(self.run_dir / "trace-recorder" / "view.sqlite3"),
             "GATEWAY_PORT": str(self.port(0)),
             "GATEWAY_IDENTITY_FILE": str(self.run_dir / "identity.yaml"),
             "GATEWAY_CAPABILITY_INDEX_URL": urls["capability_index"],

@@ -1,9 +1,10 @@
 """Integration rig: the trace-recorder app in-process against the REAL Kafka and Redis.
 
-Each test module gets its own topic prefix and Redis key prefix (deleted afterwards). The app
-runs through its own lifespan (projection runner, producer, Redis client) and is reached with
-httpx over ASGI. When Kafka or Redis is not reachable, every test here is skipped.
-Test modules cannot import this file (importlib mode), so everything comes through ``env``.
+Each test module gets its own topic prefix, Redis key prefix (deleted afterwards) and SQLite
+view file (the service's default store; ``view`` overrides it). The app runs through its own
+lifespan (projection runner, producer, Redis client) and is reached with httpx over ASGI.
+When Kafka or Redis is not reachable, every test here is skipped. Test modules cannot import
+this file (importlib mode), so everything comes through ``env``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,6 +31,7 @@ from bkn_common.keys import event_key
 from bkn_common.projection import ProjectionRunner
 from bkn_common.topics import ALL_TOPICS, projection_topics, topic_for_event
 from trace_recorder.bootstrap import CONSUMER, build_app
+from trace_recorder.service_layer.ports import TraceView
 from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.settings import TraceRecorderSettings
 
@@ -71,8 +74,8 @@ class Running:
     client: httpx.AsyncClient
 
     @property
-    def store(self) -> TraceStore:
-        store: TraceStore = self.app.state.store
+    def store(self) -> TraceView:
+        store: TraceView = self.app.state.store
         return store
 
     @property
@@ -122,12 +125,14 @@ class Env:
     topic_prefix: str
     redis_prefix: str
     producer: AIOKafkaProducer
+    view: dict[str, Any] = field(default_factory=dict)
+    """Settings of the view (store, sqlite_path or database_url...)."""
 
     def settings(self, **overrides: Any) -> TraceRecorderSettings:
         # the app's own spans stay off the spans topic, so the log is exactly what tests write
         return TraceRecorderSettings(topic_prefix=self.topic_prefix,
                                      redis_prefix=self.redis_prefix,
-                                     span_export_to_kafka=False, **overrides)
+                                     span_export_to_kafka=False, **{**self.view, **overrides})
 
     @asynccontextmanager
     async def running(self, **overrides: Any) -> AsyncIterator[Running]:
@@ -201,14 +206,16 @@ async def infra() -> None:
 
 
 @pytest.fixture(scope="module")
-async def env(infra: None) -> AsyncIterator[Env]:
+async def env(infra: None, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Env]:
     tag = uuid.uuid4().hex[:10]
+    view_file: Path = tmp_path_factory.mktemp("trace-view") / "view.sqlite3"
     prefix = f"it-trace-{tag}."
     await ensure_topics(INFRA.kafka_bootstrap_servers, prefix)
     producer = AIOKafkaProducer(bootstrap_servers=INFRA.kafka_bootstrap_servers, acks="all",
                                 enable_idempotence=True, linger_ms=5)
     await producer.start()
-    environment = Env(prefix, f"it:trace:{tag}:", producer)
+    environment = Env(prefix, f"it:trace:{tag}:", producer,
+                      view={"store": "sqlite", "sqlite_path": view_file})
     try:
         yield environment
     finally:

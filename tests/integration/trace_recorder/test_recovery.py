@@ -118,9 +118,10 @@ async def test_kill_and_restart_mid_stream_then_rebuild(env) -> None:
             assert kinds == ["execution", "retrieval", "retrieval"], op.operation_id
             assert [r.receipt_id for r in store.receipts_of(op.operation_id)] == [
                 f"rcpt_exec_{op.result['n']}"]
-        evidence = [e for e in store.evidence.values() if e.interaction_id == ids["interaction_id"]]
+        evidence = [e for e in store.snapshot()["evidence"].values()
+                    if e["interaction_id"] == ids["interaction_id"]]
         assert len(evidence) == 3 * N
-        assert len({e.evidence_id for e in evidence}) == 3 * N
+        assert len({e["evidence_id"] for e in evidence}) == 3 * N
 
         logged = [e for e in await trace_log(env) if isinstance(e, ev.EvidenceRecorded)
                   and e.interaction_id == ids["interaction_id"]]

@@ -6,6 +6,11 @@ A :class:`ProjectionRunner` assigns every partition of its topics, reads from th
 crash never skips a record and redelivery is harmless (projections are idempotent upserts).
 A record that can never be applied goes to the consumer's dead-letter topic with the reason,
 and the runner moves on. ``caught_up`` tells readiness probes the initial replay finished.
+
+A :class:`BatchProjection` (a store in a database) gets each fetched batch with the offsets it
+reaches, to write both in one transaction, and tells the runner where to resume at start; a
+failure it reports as transient (``transient``) is retried, never dead-lettered. ``owns``
+limits the runner to some partitions (replicas splitting the topics between them).
 """
 
 from __future__ import annotations
@@ -13,12 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol, runtime_checkable
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
-from bkn_common.events import EventRecord, PoisonMessage, decode_event
+from bkn_common.events import Event, EventRecord, PoisonMessage, decode_event
 from bkn_common.kafka import topic_partitions
 from bkn_common.topics import TopicSpec, dead_letter_topic
 
@@ -30,6 +35,23 @@ class Projection(Protocol):
 
     def apply(self, record: EventRecord) -> None:
         """Apply one event idempotently; raise to reject it (it goes to the dead-letter topic)."""
+
+
+@runtime_checkable
+class BatchProjection(Protocol):
+    """A derived store that keeps the offsets it reflects (see the module docstring)."""
+
+    def apply(self, record: EventRecord) -> None: ...
+
+    async def apply_batch(
+        self, events: Sequence[Event], positions: Mapping[tuple[str, int], int]
+    ) -> None:
+        """Apply ``events`` in order and store ``positions`` (next offset per (topic,
+        partition)) in one transaction."""
+
+    def positions(self) -> dict[tuple[str, int], int]:
+        """Where to resume: the positions of the last batch written per partition."""
+        ...
 
 
 class ProjectionRunner:
@@ -44,6 +66,8 @@ class ProjectionRunner:
         projection: Projection,
         topic_prefix: str = "",
         batch_size: int = 5000,
+        owns: Callable[[TopicPartition], bool] | None = None,
+        transient: tuple[type[Exception], ...] = (),
     ) -> None:
         self._bootstrap = bootstrap_servers
         self._consumer_name = consumer_name
@@ -51,6 +75,8 @@ class ProjectionRunner:
         self._dlq_topic = dead_letter_topic(consumer_name).full_name(topic_prefix)
         self._projection = projection
         self._batch_size = batch_size
+        self._owns = owns
+        self._transient = transient
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task[None] | None = None
@@ -78,10 +104,15 @@ class ProjectionRunner:
         await consumer.start()
         self._consumer = consumer
         known = await topic_partitions(self._bootstrap, self._topics)
-        partitions = [TopicPartition(t, p) for t in self._topics for p in known.get(t, ())]
+        partitions = [TopicPartition(t, p) for t in self._topics for p in known.get(t, ())
+                      if self._owns is None or self._owns(TopicPartition(t, p))]
         missing = [t for t in self._topics if t not in known]
         if missing:
             raise RuntimeError(f"topics missing (run `clctl topics --create`): {missing}")
+        if positions is None and isinstance(self._projection, BatchProjection):
+            stored = self._projection.positions()
+            positions = {tp: stored[(tp.topic, tp.partition)] for tp in partitions
+                         if (tp.topic, tp.partition) in stored}
         consumer.assign(partitions)
         for tp in partitions:
             start_at = (positions or {}).get(tp)
@@ -122,11 +153,83 @@ class ProjectionRunner:
                 await asyncio.sleep(1)
                 continue
             self.last_error = None
+            if isinstance(self._projection, BatchProjection):
+                await self._apply_batch(self._projection, batches)
+            else:
+                for tp, records in batches.items():
+                    for record in records:
+                        await self._apply_until_done(record)
+                        self.positions[tp] = record.offset + 1
+            self._check_caught_up()
+
+    async def _apply_batch(
+        self, projection: BatchProjection,
+        batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]],
+    ) -> None:
+        """Decode the fetched records (poison ones are dead-lettered) and hand them to the
+        projection with the positions they reach; retry while it reports a transient failure.
+        When it rejects the batch otherwise, apply record by record to dead-letter the culprit."""
+        events: list[Event] = []
+        reached: dict[tuple[str, int], int] = {}
+        for tp, records in batches.items():
+            for record in records:
+                try:
+                    events.append(decode_event(record.value).event)
+                except PoisonMessage as exc:
+                    await self._dead_letter_until_done(record, exc.reason)
+                reached[(tp.topic, tp.partition)] = record.offset + 1
+        if not reached:
+            return
+        try:
+            await self._until_applied(projection, events, reached)
+        except Exception as exc:
+            log.warning("%s: a batch was rejected (%s); applying it record by record",
+                        self._consumer_name, exc)
             for tp, records in batches.items():
                 for record in records:
-                    await self._apply_until_done(record)
-                    self.positions[tp] = record.offset + 1
-            self._check_caught_up()
+                    await self._apply_one(projection, tp, record)
+        self.applied += len(events)
+        for (topic, partition), offset in reached.items():
+            self.positions[TopicPartition(topic, partition)] = offset
+
+    async def _until_applied(
+        self, projection: BatchProjection, events: Sequence[Event],
+        reached: Mapping[tuple[str, int], int],
+    ) -> None:
+        while True:
+            try:
+                await projection.apply_batch(events, reached)
+                self.last_error = None
+                return
+            except self._transient as exc:
+                self.last_error = f"store unavailable: {exc}"
+                log.warning("%s: store unavailable, retrying: %s", self._consumer_name, exc)
+                await asyncio.sleep(1)
+
+    async def _apply_one(
+        self, projection: BatchProjection, tp: TopicPartition, record: ConsumerRecord[bytes, bytes]
+    ) -> None:
+        position = {(tp.topic, tp.partition): record.offset + 1}
+        try:
+            event = decode_event(record.value).event
+        except PoisonMessage:
+            return  # dead-lettered with the batch
+        try:
+            await self._until_applied(projection, [event], position)
+        except Exception as exc:
+            await self._dead_letter_until_done(record, f"{type(exc).__name__}: {exc}")
+            await self._until_applied(projection, [], position)
+
+    async def _dead_letter_until_done(self, record: ConsumerRecord[bytes, bytes], reason: str) -> None:
+        while True:
+            try:
+                await self._dead_letter(record, reason)
+                return
+            except Exception as exc:
+                self.last_error = f"dead-lettering failed: {exc}"
+                log.error("%s: cannot dead-letter %s@%d: %s", self._consumer_name,
+                          record.topic, record.offset, exc)
+                await asyncio.sleep(1)
 
     async def _apply_until_done(self, record: ConsumerRecord[bytes, bytes]) -> None:
         """Apply or dead-letter the record; if even the dead-letter topic fails, keep retrying

@@ -34,13 +34,16 @@ def projection_runner(
     consumer_name: str,
     topics: Sequence[TopicSpec],
     projection: Projection,
+    **options: Any,
 ) -> ProjectionRunner:
+    """``options``: :class:`ProjectionRunner`'s ``owns``, ``transient``, ``batch_size``."""
     return ProjectionRunner(
         bootstrap_servers=settings.kafka_bootstrap_servers,
         consumer_name=consumer_name,
         topics=topics,
         projection=projection,
         topic_prefix=settings.topic_prefix,
+        **options,
     )
 
 

@@ -1,12 +1,16 @@
-"""Wires trace-recorder: the store fed by TRACE + RECEIPTS + SPANS, the event publisher,
-Redis coordination and the internal HTTP API."""
+"""Wires trace-recorder: the view (SQLite, PostgreSQL or memory) fed by TRACE + RECEIPTS +
+SPANS from its stored offsets, span retention, the event publisher, Redis coordination and the
+internal HTTP API."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import aclosing, asynccontextmanager
 from functools import partial
 
+from aiokafka import TopicPartition
 from fastapi import FastAPI
 
 from bkn_common.kafka import EventPublisher, make_broker
@@ -28,6 +32,8 @@ from trace_recorder.service_layer.core import Core
 from trace_recorder.service_layer.health import Health
 from trace_recorder.service_layer.interactions import Lifecycle
 from trace_recorder.service_layer.operations import Operations
+from trace_recorder.service_layer.ports import StoreUnavailable, TraceView
+from trace_recorder.service_layer.retention import prune_forever
 from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.settings import TraceRecorderSettings
 
@@ -36,13 +42,15 @@ CONSUMER = "trace-recorder"
 
 def build_app(settings: TraceRecorderSettings) -> FastAPI:
     provider, telemetry = service_telemetry(settings)
-    store = TraceStore()
+    store = open_view(settings)
     broker = make_broker(settings, provider, traced=False)  # its publishes are the trace itself
     redis = make_redis(settings)
     coordination = RedisCoordination(redis, settings.redis_prefix)
     core = Core(store, EventPublisher(broker, settings.topic_prefix), coordination,
                 settings.policy())
-    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), store)
+    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), store,
+                               owns=partial(_owned, settings.replica_index, settings.replica_count),
+                               transient=(StoreUnavailable,))
     health = Health(coordination, runner, settings.probe_timeout_seconds)
 
     async def coordination_ready() -> bool:
@@ -50,7 +58,8 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
 
     app = make_service_app(
         title="trace-recorder",
-        resources=[*telemetry, partial(aclosing, redis), partial(running_projection, settings, runner),
+        resources=[*telemetry, partial(_closing, store), partial(aclosing, redis),
+                   partial(running_projection, settings, runner), partial(_pruning, settings, store),
                    partial(connected_broker, broker), partial(_draining, core)],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
                    "redis": coordination_ready},
@@ -65,6 +74,47 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
     app.state.store = store
     app.state.runner = runner
     return app
+
+
+def open_view(settings: TraceRecorderSettings) -> TraceView:
+    """Open (and migrate) the view the settings name; see :class:`TraceRecorderSettings`."""
+    if settings.store == "postgresql":
+        from trace_recorder.adapters.postgres_view import postgres_view
+
+        password = settings.database_password.get_secret_value() if settings.database_password else None
+        return postgres_view(settings.database_url, password, settings.database_schema)
+    if settings.store == "sqlite":
+        from trace_recorder.adapters.sqlite_view import sqlite_view
+
+        return sqlite_view(settings.sqlite_path)
+    return TraceStore()
+
+
+def _owned(index: int, count: int, tp: TopicPartition) -> bool:
+    """Replica ``index`` of ``count`` consumes the partitions p with p % count == index."""
+    owned: bool = tp.partition % max(count, 1) == index
+    return owned
+
+
+@asynccontextmanager
+async def _closing(store: TraceView) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        store.close()
+
+
+@asynccontextmanager
+async def _pruning(settings: TraceRecorderSettings, store: TraceView) -> AsyncIterator[None]:
+    task = asyncio.create_task(prune_forever(
+        store, settings.span_retention_seconds, settings.prune_batch_size,
+        settings.prune_interval_seconds), name="span-retention")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 @asynccontextmanager

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Literal
+
+from pydantic import SecretStr
 from pydantic_settings import SettingsConfigDict
 
 from bkn_common.settings import ServiceSettings
@@ -28,6 +32,22 @@ class TraceRecorderSettings(ServiceSettings):
     lock_timeout_seconds: float = 5.0
     replay_wait_seconds: float = 10.0
     probe_timeout_seconds: float = 0.5
+    store: Literal["sqlite", "postgresql", "memory"] = "sqlite"
+    """Where the view lives: ``sqlite`` (one file, one replica), ``postgresql`` (shared by
+    replicas) or ``memory`` (tests; rebuilt from offset zero at every start)."""
+    sqlite_path: Path = Path(".run/trace-recorder/view.sqlite3")
+    database_url: str = "postgresql://postgres@127.0.0.1:5432/postgres"
+    """``TRACE_RECORDER_DATABASE_URL``: postgresql://user@host:port/db (libpq options allowed)."""
+    database_password: SecretStr | None = None
+    """``TRACE_RECORDER_DATABASE_PASSWORD``: overrides the URL's password."""
+    database_schema: str | None = None
+    """Tables in this PostgreSQL schema instead of the connection's default (``public``)."""
+    span_retention_seconds: int = 7 * 24 * 3600
+    prune_interval_seconds: float = 300.0
+    prune_batch_size: int = 5000
+    replica_index: int = 0
+    """This replica's number (0-based); it consumes the partitions p with p % count == index."""
+    replica_count: int = 1
 
     def policy(self) -> Policy:
         return Policy(

@@ -20,8 +20,7 @@ from trace_recorder.service_layer.operations import (
     EvidenceItem,
     Operations,
 )
-from trace_recorder.service_layer.ports import CoordinationUnavailable
-from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.ports import CoordinationUnavailable, StoreUnavailable, TraceView
 from trace_recorder.service_layer.views import conversation_view, interaction_view
 
 Account = Annotated[str, Header(alias="X-BKN-Account", min_length=1)]
@@ -83,7 +82,7 @@ def _owned(account: str | None, owner: str) -> bool:
 def router(
     lifecycle: Lifecycle,
     operations: Operations,
-    store: TraceStore,
+    store: TraceView,
     health: Health,
     *,
     capture_enabled: bool,
@@ -128,31 +127,35 @@ def router(
 
     @api.get("/conversations/{conversation_id}")
     async def conversation(conversation_id: str, account: OptionalAccount = None) -> dict[str, Any]:
-        found = store.conversations.get(conversation_id)
         view = conversation_view(store, conversation_id)
-        if found is None or view is None or not _owned(account, found.account):
+        if view is None or not _owned(account, view["account"]):
             raise ApiError(TraceCode.CONVERSATION_NOT_FOUND, 404,
                            params={"conversation_id": conversation_id})
         return view
 
     @api.get("/interactions/{interaction_id}")
     async def interaction(interaction_id: str, account: OptionalAccount = None) -> dict[str, Any]:
-        found = store.interactions.get(interaction_id)
-        if found is None or not _owned(account, found.account):
+        records = store.interaction_records(interaction_id)
+        if records is None or not _owned(account, records.interaction.account):
             raise ApiError(TraceCode.INTERACTION_NOT_FOUND, 404,
                            params={"interaction_id": interaction_id})
-        return interaction_view(store, found)
+        return interaction_view(records)
 
     return api
 
 
 def install_trace_errors(app: FastAPI) -> None:
-    """Coordination failures leave as 503 ``trace_core_unavailable`` in the envelope."""
+    """Coordination and view-database failures leave as 503 ``trace_core_unavailable`` in the
+    envelope."""
 
     async def on_coordination(request: Request, exc: Exception) -> Response:
         return error_response(request, unavailable(f"coordination store: {exc}"))
 
+    async def on_store(request: Request, exc: Exception) -> Response:
+        return error_response(request, unavailable(f"trace view database: {exc}"))
+
     app.add_exception_handler(CoordinationUnavailable, on_coordination)
+    app.add_exception_handler(StoreUnavailable, on_store)
 
 
 __all__ = ["install_trace_errors", "router"]

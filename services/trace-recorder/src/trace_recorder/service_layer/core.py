@@ -15,8 +15,7 @@ from bkn_common.background import BackgroundTasks
 from bkn_common.errors import ApiError
 from bkn_common.events import Event, decode_event, encode_event
 from trace_recorder.domain.errors import TraceCode
-from trace_recorder.service_layer.ports import Coordination, CoordinationUnavailable, EventSink
-from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.ports import Coordination, CoordinationUnavailable, EventSink, TraceView
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ _log = logging.getLogger(__name__)
 class Core:
     """Dependencies of the handlers."""
 
-    store: TraceStore
+    store: TraceView
     events: EventSink
     coordination: Coordination
     policy: Policy
@@ -103,14 +102,13 @@ class Core:
             )
         except Exception as exc:
             raise PublishFailed(f"{type(exc).__name__}: {exc}") from exc
-        for event in events:
-            self.store.apply(decode_event(encode_event(event)))
+        self.store.apply_events([decode_event(encode_event(e)).event for e in events])
 
     def record_soon(self, event: Event, attempts: int = 5) -> None:
         """Apply now and publish in the background (for records a later one supersedes, such
         as a pending operation that its final record replaces; the store never lets a pending
         record overwrite a final one, so their order on the log does not matter)."""
-        self.store.apply(decode_event(encode_event(event)))
+        self.store.apply_events([decode_event(encode_event(event)).event])
 
         async def publish() -> None:
             for attempt in range(attempts):

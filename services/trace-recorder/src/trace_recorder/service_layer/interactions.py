@@ -143,7 +143,7 @@ class Lifecycle:
                 return result
         if cmd.conversation_mode == "new":
             return await self._open(cmd, new_conversation_id(), new=True)
-        conversation = core.store.conversations.get(cmd.conversation_id or "")
+        conversation = core.store.conversation(cmd.conversation_id or "")
         if conversation is None or conversation.account != cmd.account:
             raise ApiError(TraceCode.CONVERSATION_NOT_FOUND, 404,
                            params={"conversation_id": cmd.conversation_id})
@@ -157,7 +157,7 @@ class Lifecycle:
         async with core.lock("conv", conversation_id):
             holder = await core.coordination.claim(lease, interaction_id, core.policy.lease_seconds)
             if holder is not None:
-                held = core.store.interactions.get(holder)
+                held = core.store.interaction(holder)
                 if held is not None and held.active:
                     raise ApiError(
                         TraceCode.INTERACTION_ACTIVE, 409,
@@ -184,7 +184,10 @@ class Lifecycle:
             except PublishFailed as exc:
                 await core.coordination.release(lease, interaction_id)
                 raise unavailable("the trace log did not acknowledge the start") from exc
-        return _start_result(core.store.interactions[interaction_id], replayed=False)
+        opened = core.store.interaction(interaction_id)
+        if opened is None:  # recorded, yet not in the view: it cannot answer now
+            raise unavailable("the trace view did not keep the start")
+        return _start_result(opened, replayed=False)
 
     # ------------------------------------------------------------------ finish
 
@@ -208,7 +211,7 @@ class Lifecycle:
             return result
 
     def _interaction(self, cmd: FinishCommand) -> Interaction:
-        interaction = self._core.store.interactions.get(cmd.interaction_id)
+        interaction = self._core.store.interaction(cmd.interaction_id)
         if (interaction is None or interaction.account != cmd.account
                 or interaction.conversation_id != cmd.conversation_id):
             raise ApiError(TraceCode.INTERACTION_NOT_FOUND, 404, params={
@@ -239,7 +242,7 @@ class Lifecycle:
                 raise unavailable("the trace log did not acknowledge the finish") from exc
             await core.coordination.release(
                 Keys.lease(cmd.conversation_id), interaction.interaction_id)
-        return finish_result(interaction)
+        return finish_result(self._interaction(cmd))  # as the view now holds it
 
     def _finished_event(
         self, interaction: Interaction, outcome: str, answer: str | None, reason: str | None,

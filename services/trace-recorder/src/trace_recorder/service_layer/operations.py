@@ -15,7 +15,7 @@ from bkn_common.errors import ApiError, ErrorCode
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.domain.model import Interaction, Operation
 from trace_recorder.domain.rules import evidence_id, operation_id_for, operation_key, receipt_id_for
-from trace_recorder.service_layer.core import Core, Keys, PublishFailed
+from trace_recorder.service_layer.core import Core, Keys, PublishFailed, unavailable
 from trace_recorder.service_layer.ports import OperationClaim
 
 
@@ -76,7 +76,7 @@ class Operations:
 
     async def begin(self, cmd: BeginCommand) -> dict[str, Any]:
         core = self._core
-        interaction = core.store.interactions.get(cmd.interaction_id)
+        interaction = core.store.interaction(cmd.interaction_id)
         if (interaction is None or interaction.account != cmd.account
                 or interaction.conversation_id != cmd.conversation_id):
             raise ApiError(TraceCode.INTERACTION_NOT_FOUND, 404, params={
@@ -212,7 +212,7 @@ class Operations:
                 correlation=cmd.correlation,
             )
             core.record_soon(event)  # the final record supersedes it: no need to hold the caller
-            return _begun(core.store.operations[event.operation_id])
+            return _begun(self._recorded(event.operation_id))
         except BaseException:
             await asyncio.shield(core.coordination.delete(Keys.operation(key)))
             raise
@@ -254,11 +254,17 @@ class Operations:
             except PublishFailed:
                 return {**_completed(op), "receipt_status": cmd.receipt_status,
                         "evidence_durability": "failed"}
-            return _completed(core.store.operations[op.operation_id])
+            return _completed(self._recorded(op.operation_id))
+
+    def _recorded(self, operation_id: str) -> Operation:
+        op = self._core.store.operation(operation_id)
+        if op is None:  # recorded, yet not in the view: it cannot answer now
+            raise unavailable("the trace view did not keep the operation")
+        return op
 
     def _operation(self, cmd: CompleteCommand) -> Operation:
-        op = self._core.store.operations.get(cmd.operation_id)
-        interaction = self._core.store.interactions.get(op.interaction_id) if op else None
+        op = self._core.store.operation(cmd.operation_id)
+        interaction = self._core.store.interaction(op.interaction_id) if op else None
         if op is None or interaction is None or interaction.account != cmd.account:
             raise ApiError(TraceCode.OPERATION_NOT_FOUND, 404,
                            params={"operation_id": cmd.operation_id})

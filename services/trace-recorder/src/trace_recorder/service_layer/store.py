@@ -13,6 +13,7 @@ rebuilt from offset zero has the same :meth:`digest` as the live one.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict
 from datetime import datetime
@@ -32,6 +33,7 @@ from trace_recorder.domain.model import (
     Span,
 )
 from trace_recorder.domain.rules import evidence_id
+from trace_recorder.service_layer.ports import InteractionRecords, Position
 
 
 def _ts(value: datetime) -> str:
@@ -39,9 +41,11 @@ def _ts(value: datetime) -> str:
 
 
 class TraceStore:
-    """In-memory projection of the trace core; see the module docstring."""
+    """In-memory projection of the trace core (the :class:`TraceView` in memory, and the fold
+    the SQL adapters run on each batch); see the module docstring."""
 
     def __init__(self) -> None:
+        self._positions: dict[Position, int] = {}
         self.conversations: dict[str, Conversation] = {}
         self.interactions: dict[str, Interaction] = {}
         self.operations: dict[str, Operation] = {}
@@ -63,6 +67,17 @@ class TraceStore:
     def apply(self, record: EventRecord) -> None:
         """Projection entry point (ProjectionRunner, ``clctl replay``)."""
         self.apply_event(record.event)
+
+    def apply_events(self, events: Sequence[ev.Event]) -> None:
+        for event in events:
+            self.apply_event(event)
+
+    async def apply_batch(self, events: Sequence[ev.Event], positions: Mapping[Position, int]) -> None:
+        self.apply_events(events)
+        self._positions.update(positions)
+
+    def positions(self) -> dict[Position, int]:
+        return dict(self._positions)
 
     def apply_event(self, event: ev.Event) -> None:
         """Apply one event idempotently; events of other types are ignored."""
@@ -200,6 +215,36 @@ class TraceStore:
 
     # ------------------------------------------------------------------ queries
 
+    def conversation(self, conversation_id: str) -> Conversation | None:
+        return self.conversations.get(conversation_id)
+
+    def interaction(self, interaction_id: str) -> Interaction | None:
+        return self.interactions.get(interaction_id)
+
+    def operation(self, operation_id: str) -> Operation | None:
+        return self.operations.get(operation_id)
+
+    def receipt(self, receipt_id: str) -> Receipt | None:
+        return self.receipts.get(receipt_id)
+
+    def interactions_of(self, conversation_id: str) -> list[Interaction]:
+        conversation = self.conversations.get(conversation_id)
+        found = [self.interactions[i] for i in (conversation.interaction_ids if conversation else ())
+                 if i in self.interactions]
+        return sorted(found, key=lambda i: (i.started_at, i.interaction_id))
+
+    def interaction_records(self, interaction_id: str) -> InteractionRecords | None:
+        interaction = self.interactions.get(interaction_id)
+        if interaction is None:
+            return None
+        operations = self.operations_of(interaction_id)
+        return InteractionRecords(
+            interaction, operations,
+            receipts={o.operation_id: self.receipts_of(o.operation_id) for o in operations},
+            evidence={o.operation_id: self.evidence_of(o.operation_id) for o in operations},
+            spans=self.spans_of_interaction(interaction_id),
+        )
+
     def conversation_by_host_key(self, account: str, host_key: str) -> str | None:
         return self._by_host_key.get((account, host_key))
 
@@ -245,6 +290,25 @@ class TraceStore:
                     refs |= {(receipt.trace_id, s) for s in trace}
         spans = [self.spans[t][s] for t, s in refs if s in self.spans.get(t, {})]
         return sorted(spans, key=lambda s: (s.start_time_unix_nano, s.span_id))
+
+    # ------------------------------------------------------------------ retention
+
+    def prune_spans(self, ended_before_unix_nano: int, batch_size: int) -> int:
+        doomed = [(t, s) for t, spans in self.spans.items() for s, span in spans.items()
+                  if span.end_time_unix_nano < ended_before_unix_nano][:batch_size]
+        for trace_id, span_id in doomed:
+            span = self.spans[trace_id].pop(span_id)
+            ref = (trace_id, span_id)
+            for index in (self._spans_by_op, self._spans_by_interaction):
+                for refs in index.values():
+                    refs.discard(ref)
+            if not self.spans[trace_id]:
+                del self.spans[trace_id]
+            del span
+        return len(doomed)
+
+    def close(self) -> None:
+        """Nothing to release in memory."""
 
     # ------------------------------------------------------------------ digest
 

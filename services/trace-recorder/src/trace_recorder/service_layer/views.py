@@ -6,20 +6,20 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from trace_recorder.domain.model import Interaction, Operation, Span
-from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.domain.model import Evidence, Interaction, Operation, Receipt, Span
+from trace_recorder.service_layer.ports import InteractionRecords, TraceView
 
 
 def interaction_summary(interaction: Interaction) -> dict[str, Any]:
     return asdict(interaction)
 
 
-def operation_view(store: TraceStore, op: Operation) -> dict[str, Any]:
+def operation_view(op: Operation, receipts: list[Receipt], evidence: list[Evidence]) -> dict[str, Any]:
     data = asdict(op)
     data.pop("result")
     data["result_stored"] = op.final and not op.result_omitted
-    data["execution_receipts"] = [asdict(r) for r in store.receipts_of(op.operation_id)]
-    data["evidence"] = [asdict(e) for e in store.evidence_of(op.operation_id)]
+    data["execution_receipts"] = [asdict(r) for r in receipts]
+    data["evidence"] = [asdict(e) for e in evidence]
     return data
 
 
@@ -29,27 +29,26 @@ def span_view(span: Span) -> dict[str, Any]:
     return data
 
 
-def interaction_view(store: TraceStore, interaction: Interaction) -> dict[str, Any]:
-    operations = store.operations_of(interaction.interaction_id)
+def interaction_view(records: InteractionRecords) -> dict[str, Any]:
     return {
-        **interaction_summary(interaction),
-        "operations": [operation_view(store, op) for op in operations],
-        "spans": [span_view(s) for s in store.spans_of_interaction(interaction.interaction_id)],
+        **interaction_summary(records.interaction),
+        "operations": [
+            operation_view(op, records.receipts.get(op.operation_id, []),
+                           records.evidence.get(op.operation_id, []))
+            for op in records.operations
+        ],
+        "spans": [span_view(s) for s in records.spans],
     }
 
 
-def conversation_view(store: TraceStore, conversation_id: str) -> dict[str, Any] | None:
-    conversation = store.conversations.get(conversation_id)
+def conversation_view(store: TraceView, conversation_id: str) -> dict[str, Any] | None:
+    conversation = store.conversation(conversation_id)
     if conversation is None:
         return None
-    interactions = sorted(
-        (store.interactions[i] for i in conversation.interaction_ids if i in store.interactions),
-        key=lambda i: (i.started_at, i.interaction_id),
-    )
     data = asdict(conversation)
     data.pop("interaction_ids")
     data["interactions"] = [
         {**interaction_summary(i), "operations": store.operation_count(i.interaction_id)}
-        for i in interactions
+        for i in store.interactions_of(conversation_id)
     ]
     return data

@@ -1,0 +1,443 @@
+"""The trace view in SQL: what the SQLite and PostgreSQL adapters share.
+
+Writes fold each batch with the in-memory merges of :class:`TraceStore` (a scratch store that
+starts from the interactions the batch finishes, read from the database), then write what the
+batch made with upserts whose conditions are those same merges, so a row another writer (the
+live path, another replica) changed in between is never set back: an interaction finishes once,
+an operation turns final once, a known receipt outcome is never replaced by a recovered one,
+everything else is created once. The batch and its offsets commit in one transaction.
+
+Rows are read back into the domain dataclasses; lists are sorted in Python with the same keys
+as the in-memory store (no dependence on the database's collation).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, fields, replace
+from typing import Any
+
+from bkn_common import events as ev
+from bkn_common.digest import state_digest
+from bkn_common.events import EventRecord
+from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
+from trace_recorder.adapters.sql_schema import Ddl, migrate
+from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Span
+from trace_recorder.service_layer.ports import InteractionRecords, Position, StoreUnavailable
+from trace_recorder.service_layer.store import TraceStore
+
+log = logging.getLogger(__name__)
+
+_JSON = {"result", "attributes", "source_refs"}
+_BOOL = {"capture_enabled", "new_conversation", "result_omitted", "outcome_known"}
+
+
+def _columns(kind: type[Any], skip: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind) if f.name not in skip)
+
+
+CONVERSATION = _columns(Conversation, ("interaction_ids",))
+INTERACTION = _columns(Interaction)
+OPERATION = _columns(Operation)
+EVIDENCE = _columns(Evidence)
+RECEIPT = _columns(Receipt)
+SPAN = _columns(Span)
+
+_FINISH = ("status", "outcome", "answer", "reason", "execution_status", "evidence_status",
+           "unrecorded_calls", "operations_at_finish", "finished_at")
+_FINAL = ("receipt_status", "evidence_durability", "completed_at", "result", "result_omitted",
+          "execution_receipt_id")
+
+
+def _set(table: str, names: Sequence[str]) -> str:
+    return ", ".join(f"{n} = excluded.{n}" for n in names)
+
+
+def _insert(table: str, names: Sequence[str], conflict: str) -> str:
+    values = ", ".join("?" for _ in names)
+    return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({values}) ON CONFLICT {conflict}"
+
+
+UPSERTS = {
+    "conversations": _insert("conversations", CONVERSATION, "DO NOTHING"),
+    "conversation_interactions": _insert(
+        "conversation_interactions", ("conversation_id", "interaction_id"), "DO NOTHING"),
+    "interactions": _insert("interactions", INTERACTION, (
+        f"(interaction_id) DO UPDATE SET {_set('interactions', _FINISH)} "
+        "WHERE interactions.status = 'active' AND excluded.status <> 'active'")),
+    "operations": _insert("operations", OPERATION, (
+        f"(operation_id) DO UPDATE SET {_set('operations', _FINAL)} "
+        "WHERE operations.receipt_status = 'pending' AND excluded.receipt_status <> 'pending'")),
+    "evidence": _insert("evidence", (*EVIDENCE, "receipt_known"), (
+        f"(evidence_id) DO UPDATE SET {_set('evidence', (*EVIDENCE[1:], 'receipt_known'))} "
+        "WHERE evidence.origin = 'receipt' AND excluded.origin = 'receipt' "
+        "AND NOT evidence.receipt_known AND excluded.receipt_known")),
+    "receipts": _insert("receipts", RECEIPT, (
+        f"(receipt_id) DO UPDATE SET {_set('receipts', RECEIPT[1:])} "
+        "WHERE NOT receipts.outcome_known AND excluded.outcome_known")),
+    "spans": _insert("spans", (*SPAN, "operation_id", "interaction_id"), "DO NOTHING"),
+    "consumer_positions": _insert("consumer_positions", ("topic", "partition_id", "next_offset"),
+                                  "(topic, partition_id) DO UPDATE SET next_offset = excluded.next_offset"),
+}
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _params(record: Any, names: Sequence[str]) -> tuple[Any, ...]:
+    return tuple(_dump(getattr(record, n)) if n in _JSON else getattr(record, n) for n in names)
+
+
+def _load(kind: type[Any], names: Sequence[str], row: Sequence[Any]) -> Any:
+    data = {}
+    for name, value in zip(names, row, strict=True):
+        if name in _JSON:
+            value = None if value is None else json.loads(value)
+        elif name in _BOOL:
+            value = bool(value)
+        data[name] = value
+    return kind(**data)
+
+
+def _span_links(span: Span) -> tuple[str | None, str | None]:
+    operation_id = span.attributes.get(OPERATION_ATTRIBUTE)
+    interaction_id = span.attributes.get(INTERACTION_ATTRIBUTE)
+    return (operation_id if isinstance(operation_id, str) else None,
+            interaction_id if isinstance(interaction_id, str) else None)
+
+
+class SqlDialect:
+    """What an adapter supplies: connections, transactions, its DDL and its transient errors."""
+
+    ddl: Ddl
+    insertion_order: str  # the column (or rowid) that orders rows by insertion
+    transient: tuple[type[Exception], ...]
+    placeholder: str = "?"
+
+    def connect(self, role: str) -> Any:
+        """A new DB-API connection in autocommit mode (``role``: "reader" or "writer")."""
+        raise NotImplementedError
+
+    def transaction(self, connection: Any) -> Any:
+        """A context manager: one transaction on ``connection`` (commit, or roll back on error)."""
+        raise NotImplementedError
+
+    def lock_migrations(self, cursor: Any) -> None:
+        """Serialise concurrent migrators inside a transaction (nothing by default)."""
+
+    def sql(self, statement: str) -> str:
+        return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
+
+
+class SqlTraceView:
+    """The :class:`TraceView` on a SQL database; see the module docstring.
+
+    Two connections: the reader serves queries and the live path's small writes (on the
+    caller's thread); the writer folds the consumer's batches in a worker thread, so a large
+    batch does not hold up the API.
+    """
+
+    def __init__(self, dialect: SqlDialect) -> None:
+        self._dialect = dialect
+        self._conns: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        with self._guard():
+            reader = self._conn("reader")
+            migrate(reader, dialect.ddl, lambda: dialect.transaction(reader),
+                    lock=dialect.lock_migrations)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _conn(self, role: str) -> Any:
+        connection = self._conns.get(role)
+        if connection is None:
+            connection = self._conns[role] = self._dialect.connect(role)
+        return connection
+
+    @contextmanager
+    def _guard(self, role: str = "reader") -> Iterator[None]:
+        try:
+            yield
+        except self._dialect.transient as exc:
+            broken = self._conns.pop(role, None)
+            if broken is not None:
+                with _quiet():
+                    broken.close()
+            raise StoreUnavailable(f"{type(exc).__name__}: {exc}") from exc
+
+    def _rows(self, statement: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._guard():
+            cursor = self._conn("reader").cursor()
+            cursor.execute(self._dialect.sql(statement), tuple(params))
+            return list(cursor.fetchall())
+
+    def _many(self, kind: type[Any], names: Sequence[str], table: str, where: str,
+              params: Sequence[Any] = ()) -> list[Any]:
+        rows = self._rows(f"SELECT {', '.join(names)} FROM {table} WHERE {where}", params)
+        return [_load(kind, names, row) for row in rows]
+
+    def _one(self, kind: type[Any], names: Sequence[str], table: str, where: str,
+             params: Sequence[Any]) -> Any:
+        found = self._many(kind, names, table, where, params)
+        return found[0] if found else None
+
+    # ------------------------------------------------------------------ writes
+
+    def apply(self, record: EventRecord) -> None:
+        self.apply_events([record.event])
+
+    def apply_events(self, events: Sequence[ev.Event]) -> None:
+        with self._guard():
+            self._write("reader", events, {})
+
+    async def apply_batch(self, events: Sequence[ev.Event], positions: Mapping[Position, int]) -> None:
+        await asyncio.to_thread(self._write_batch, list(events), dict(positions))
+
+    def _write_batch(self, events: list[ev.Event], positions: dict[Position, int]) -> None:
+        with self._lock, self._guard("writer"):
+            self._write("writer", events, positions)
+
+    def _write(self, role: str, events: Sequence[ev.Event], positions: Mapping[Position, int]) -> None:
+        connection = self._conn(role)
+        with self._dialect.transaction(connection):
+            cursor = connection.cursor()
+            scratch, loaded = self._scratch(cursor, events)
+            for table, params in self._changes(scratch, loaded).items():
+                if params:
+                    cursor.executemany(self._dialect.sql(UPSERTS[table]), params)
+            if positions:
+                cursor.executemany(self._dialect.sql(UPSERTS["consumer_positions"]),
+                                   [(t, p, o) for (t, p), o in positions.items()])
+
+    def _scratch(self, cursor: Any, events: Sequence[ev.Event]) -> tuple[TraceStore, dict[str, Interaction]]:
+        """Fold ``events`` into a fresh store that starts from the interactions they finish."""
+        scratch = TraceStore()
+        finishing = sorted({e.interaction_id for e in events if isinstance(e, ev.InteractionFinished)})
+        loaded: dict[str, Interaction] = {}
+        for chunk in _chunks(finishing, 500):
+            marks = ", ".join("?" for _ in chunk)
+            cursor.execute(self._dialect.sql(
+                f"SELECT {', '.join(INTERACTION)} FROM interactions WHERE interaction_id IN ({marks})"),
+                tuple(chunk))
+            for row in cursor.fetchall():
+                interaction: Interaction = _load(Interaction, INTERACTION, row)
+                scratch.interactions[interaction.interaction_id] = interaction
+                loaded[interaction.interaction_id] = replace(interaction)
+        scratch.apply_events(events)
+        return scratch, loaded
+
+    @staticmethod
+    def _changes(scratch: TraceStore, loaded: dict[str, Interaction]) -> dict[str, list[tuple[Any, ...]]]:
+        spans = [s for trace in scratch.spans.values() for s in trace.values()]
+        return {
+            "conversations": [_params(c, CONVERSATION) for c in scratch.conversations.values()],
+            "conversation_interactions": [(c.conversation_id, i) for c in scratch.conversations.values()
+                                          for i in sorted(c.interaction_ids)],
+            "interactions": [_params(i, INTERACTION) for k, i in scratch.interactions.items()
+                             if loaded.get(k) != i],
+            "operations": [_params(o, OPERATION) for o in scratch.operations.values()],
+            "evidence": [(*_params(e, EVIDENCE),
+                          bool(e.attributes.get("outcome_known")) if e.origin == "receipt" else None)
+                         for e in scratch.evidence.values()],
+            "receipts": [_params(r, RECEIPT) for r in scratch.receipts.values()],
+            "spans": [(*_params(s, SPAN), *_span_links(s)) for s in spans],
+        }
+
+    def positions(self) -> dict[Position, int]:
+        rows = self._rows("SELECT topic, partition_id, next_offset FROM consumer_positions")
+        return {(str(t), int(p)): int(o) for t, p, o in rows}
+
+    def prune_spans(self, ended_before_unix_nano: int, batch_size: int) -> int:
+        with self._guard():
+            connection = self._conn("reader")
+            with self._dialect.transaction(connection):
+                cursor = connection.cursor()
+                cursor.execute(self._dialect.sql(self.prune_statement()),
+                               (ended_before_unix_nano, batch_size))
+                return int(cursor.rowcount)
+
+    def prune_statement(self) -> str:
+        return ("DELETE FROM spans WHERE (trace_id, span_id) IN (SELECT trace_id, span_id FROM spans "
+                "WHERE end_time_unix_nano < ? LIMIT ?)")
+
+    # ------------------------------------------------------------------ reads
+
+    def conversation(self, conversation_id: str) -> Conversation | None:
+        found: Conversation | None = self._one(Conversation, CONVERSATION, "conversations",
+                                               "conversation_id = ?", (conversation_id,))
+        if found is not None:
+            rows = self._rows("SELECT interaction_id FROM conversation_interactions "
+                              "WHERE conversation_id = ?", (conversation_id,))
+            found.interaction_ids = {r[0] for r in rows}
+        return found
+
+    def interaction(self, interaction_id: str) -> Interaction | None:
+        found: Interaction | None = self._one(Interaction, INTERACTION, "interactions",
+                                              "interaction_id = ?", (interaction_id,))
+        return found
+
+    def operation(self, operation_id: str) -> Operation | None:
+        found: Operation | None = self._one(Operation, OPERATION, "operations", "operation_id = ?",
+                                            (operation_id,))
+        return found
+
+    def operation_by_key(self, key: str) -> Operation | None:
+        order = self._dialect.insertion_order
+        found: Operation | None = self._one(Operation, OPERATION, "operations",
+                                            f"operation_key = ? ORDER BY {order} DESC LIMIT 1", (key,))
+        return found
+
+    def receipt(self, receipt_id: str) -> Receipt | None:
+        found: Receipt | None = self._one(Receipt, RECEIPT, "receipts", "receipt_id = ?", (receipt_id,))
+        return found
+
+    def conversation_by_host_key(self, account: str, host_key: str) -> str | None:
+        rows = self._rows("SELECT conversation_id FROM conversations WHERE account = ? AND "
+                          f"host_conversation_key = ? ORDER BY {self._dialect.insertion_order} DESC LIMIT 1",
+                          (account, host_key))
+        return str(rows[0][0]) if rows else None
+
+    def interaction_by_invocation(self, account: str, invocation_id: str) -> Interaction | None:
+        found: Interaction | None = self._one(
+            Interaction, INTERACTION, "interactions",
+            f"account = ? AND invocation_id = ? ORDER BY {self._dialect.insertion_order} DESC LIMIT 1",
+            (account, invocation_id))
+        return found
+
+    def interactions_of(self, conversation_id: str) -> list[Interaction]:
+        found: list[Interaction] = self._many(
+            Interaction, INTERACTION, "interactions",
+            "interaction_id IN (SELECT interaction_id FROM conversation_interactions "
+            "WHERE conversation_id = ?)", (conversation_id,))
+        return sorted(found, key=lambda i: (i.started_at, i.interaction_id))
+
+    def active_interaction(self, conversation_id: str) -> Interaction | None:
+        active = [i for i in self.interactions_of(conversation_id) if i.active]
+        return max(active, key=lambda i: (i.started_at, i.interaction_id), default=None)
+
+    def operations_of(self, interaction_id: str) -> list[Operation]:
+        found: list[Operation] = self._many(Operation, OPERATION, "operations", "interaction_id = ?",
+                                            (interaction_id,))
+        return sorted(found, key=lambda o: (o.begun_at, o.operation_id))
+
+    def operation_count(self, interaction_id: str) -> int:
+        rows = self._rows("SELECT count(*) FROM operations WHERE interaction_id = ?", (interaction_id,))
+        return int(rows[0][0])
+
+    def evidence_of(self, operation_id: str) -> list[Evidence]:
+        return self._evidence_of([operation_id]).get(operation_id, [])
+
+    def receipts_of(self, operation_id: str) -> list[Receipt]:
+        return self._receipts_of([operation_id]).get(operation_id, [])
+
+    def _evidence_of(self, operation_ids: Sequence[str]) -> dict[str, list[Evidence]]:
+        grouped: dict[str, list[Evidence]] = {}
+        for chunk in _chunks(list(operation_ids), 500):
+            marks = ", ".join("?" for _ in chunk)
+            for item in self._many(Evidence, EVIDENCE, "evidence", f"operation_id IN ({marks})", chunk):
+                grouped.setdefault(item.operation_id, []).append(item)
+        for items in grouped.values():
+            items.sort(key=lambda e: (e.evidence_type, e.attempt, e.evidence_id))
+        return grouped
+
+    def _receipts_of(self, operation_ids: Sequence[str]) -> dict[str, list[Receipt]]:
+        grouped: dict[str, list[Receipt]] = {}
+        for chunk in _chunks(list(operation_ids), 500):
+            marks = ", ".join("?" for _ in chunk)
+            for item in self._many(Receipt, RECEIPT, "receipts", f"operation_id IN ({marks})", chunk):
+                grouped.setdefault(item.operation_id or "", []).append(item)
+        for items in grouped.values():
+            items.sort(key=lambda r: (r.executed_at, r.receipt_id))
+        return grouped
+
+    def spans_of_interaction(self, interaction_id: str) -> list[Span]:
+        operations = [o.operation_id for o in self.operations_of(interaction_id)]
+        return self._spans(interaction_id, operations, self._receipts_of(operations))
+
+    def _spans(self, interaction_id: str, operations: Sequence[str],
+               receipts: Mapping[str, Sequence[Receipt]]) -> list[Span]:
+        traces = sorted({r.trace_id for rs in receipts.values() for r in rs if r.trace_id})
+        clauses, params = ["interaction_id = ?"], [interaction_id]
+        if operations:
+            clauses.append(f"operation_id IN ({', '.join('?' for _ in operations)})")
+            params += operations
+        if traces:
+            clauses.append(f"trace_id IN ({', '.join('?' for _ in traces)})")
+            params += traces
+        union = " UNION ".join(f"SELECT {', '.join(SPAN)} FROM spans WHERE {c}" for c in clauses)
+        spans = [_load(Span, SPAN, row) for row in self._rows(union, params)]
+        return sorted(spans, key=lambda s: (s.start_time_unix_nano, s.span_id))
+
+    def interaction_records(self, interaction_id: str) -> InteractionRecords | None:
+        interaction = self.interaction(interaction_id)
+        if interaction is None:
+            return None
+        operations = self.operations_of(interaction_id)
+        ids = [o.operation_id for o in operations]
+        receipts = self._receipts_of(ids)
+        evidence = self._evidence_of(ids)
+        return InteractionRecords(
+            interaction, operations,
+            receipts={i: receipts.get(i, []) for i in ids},
+            evidence={i: evidence.get(i, []) for i in ids},
+            spans=self._spans(interaction_id, ids, receipts),
+        )
+
+    # ------------------------------------------------------------------ digest
+
+    def counts(self) -> dict[str, int]:
+        tables = ("conversations", "interactions", "operations", "evidence", "receipts", "spans")
+        return {t: int(self._rows(f"SELECT count(*) FROM {t}")[0][0]) for t in tables}
+
+    def snapshot(self) -> dict[str, Any]:
+        """The same sections as :meth:`TraceStore.snapshot` (so the same digest)."""
+        links: dict[str, list[str]] = {}
+        for cid, iid in self._rows("SELECT conversation_id, interaction_id FROM conversation_interactions"):
+            links.setdefault(cid, []).append(iid)
+        conversations = {}
+        for c in self._many(Conversation, CONVERSATION, "conversations", "1 = 1"):
+            data = asdict(c)
+            data["interaction_ids"] = sorted(links.get(c.conversation_id, ()))
+            conversations[c.conversation_id] = data
+        spans = self._many(Span, SPAN, "spans", "1 = 1")
+        return {
+            "conversations": conversations,
+            "interactions": {i.interaction_id: asdict(i)
+                             for i in self._many(Interaction, INTERACTION, "interactions", "1 = 1")},
+            "operations": {o.operation_id: asdict(o)
+                           for o in self._many(Operation, OPERATION, "operations", "1 = 1")},
+            "evidence": {e.evidence_id: asdict(e) for e in self._many(Evidence, EVIDENCE, "evidence", "1 = 1")},
+            "receipts": {r.receipt_id: asdict(r) for r in self._many(Receipt, RECEIPT, "receipts", "1 = 1")},
+            "spans": {f"{s.trace_id}/{s.span_id}": asdict(s) for s in spans},
+        }
+
+    def digest(self) -> str:
+        result: str = state_digest(self.snapshot())["sha256"]
+        return result
+
+    def close(self) -> None:
+        with self._lock:
+            for connection in self._conns.values():
+                with _quiet():
+                    connection.close()
+            self._conns.clear()
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:  # closing a broken connection: nothing left to do
+        log.debug("closing a connection failed: %s", exc)
+
