@@ -6,7 +6,7 @@ PACKAGES := libs/common libs/clctl services/gateway services/capability-index \
             services/tool-executor services/trace-recorder services/ontology-query examples/upstreams
 STAMP := $(VENV)/.installed
 
-.PHONY: help install run up down test test-unit test-integration lint bench conformance clean
+.PHONY: help install run up down test test-unit test-integration lint bench conformance clean k8s-tools
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -27,7 +27,10 @@ up: install  ## the same in the background; returns when every /readyz is green 
 down:  ## stop everything `make up` started (services, Kafka, Redis)
 	@test -x $(PY) && $(PY) scripts/devmesh.py down || { scripts/kafka.sh stop; scripts/redis.sh stop; }
 
-test: install  ## unit and integration tests (starts and stops the real Kafka and Redis it needs)
+k8s-tools: install  ## helm, helm-unittest, kubeconform, kube-score, kubectl and offline schemas (pinned, cached in .cache/k8s)
+	scripts/k8s-tools.sh
+
+test: install k8s-tools  ## unit, chart and integration tests (starts and stops the real Kafka and Redis it needs)
 	$(PY) -m pytest tests -q
 
 test-unit: install  ## unit tests only (no servers)
