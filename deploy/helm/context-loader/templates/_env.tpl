@@ -2,7 +2,8 @@
 
 {{- define "cl.serviceUrl" -}}
 {{- $c := index .root.Values .key -}}
-{{- printf "http://%s-%s.%s.svc:%v" (include "cl.fullname" .root) .name .root.Release.Namespace $c.port -}}
+{{- $host := default (printf "%s-%s.%s.svc" (include "cl.fullname" .root) .name .root.Release.Namespace) .root.Values.internalHost -}}
+{{- printf "http://%s:%v" $host $c.port -}}
 {{- end -}}
 
 {{- define "cl.env.gateway" -}}
