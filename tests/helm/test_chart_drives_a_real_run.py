@@ -1,4 +1,4 @@
-"""The chart drives a real run: render it with a loopback values file, take each Deployment's and
+"""The chart drives a real run: render it with a loopback values file, take each workload's and
 Job's command, args and env from the rendered manifests, and start exactly those processes on
 127.0.0.1 against the real Kafka and Redis. Every /readyz answers 200, an authenticated search
 goes through the gateway, and the helm test pod's own check passes.
@@ -47,7 +47,7 @@ OFFSETS = {"gateway": 0, "capabilityIndex": 2, "toolExecutor": 3, "traceRecorder
 KNOWLEDGE_BASE = importlib.util.find_spec("knowledge_base") is not None
 # Names agreed between the engineers whose settings land with other issues (13: trace-recorder
 # store, 14: internal credential). Allowed only until they land; delete each entry then.
-PENDING: set[str] = {"MESH_INTERNAL_SECRET", "TRACE_RECORDER_STORE", "TRACE_RECORDER_SQLITE_PATH"}
+PENDING: set[str] = {"MESH_INTERNAL_SECRET"}
 
 
 @dataclass
@@ -58,6 +58,9 @@ class Rendered:
 
     def kind(self, kind: str) -> list[dict[str, Any]]:
         return [doc for doc in self.docs if doc["kind"] == kind]
+
+    def workloads(self) -> list[dict[str, Any]]:
+        return [doc for doc in self.docs if doc["kind"] in ("Deployment", "StatefulSet")]
 
     def named(self, kind: str, name: str) -> dict[str, Any]:
         return next(doc for doc in self.kind(kind) if doc["metadata"]["name"] == name)
@@ -132,6 +135,10 @@ class Pod:
                 target.write_text(read(name, item["key"]))
 
     def _value(self, rendered: Rendered, item: dict[str, Any]) -> str:
+        if "fieldRef" in item.get("valueFrom", {}):
+            # the one field the chart reads: a StatefulSet pod's index (this run has one pod each)
+            assert item["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.labels['apps.kubernetes.io/pod-index']"
+            return "0"
         if "valueFrom" in item:
             ref = item["valueFrom"]["secretKeyRef"]
             return rendered.secret(ref["name"], ref["key"])
@@ -185,13 +192,13 @@ def running(rendered: tuple[Rendered, Infra], tmp_path_factory: pytest.TempPathF
     assert topics.returncode == 0, topics.stdout + topics.stderr
     processes: dict[str, subprocess.Popen[bytes]] = {}
     try:
-        for deployment in chart.kind("Deployment"):
+        for deployment in chart.workloads():
             name = deployment["metadata"]["name"]
             pod = Pod(chart, deployment["spec"]["template"]["spec"], folder / name)
             log = (folder / f"{name}.log").open("wb")
             processes[name] = subprocess.Popen(pod.command(), env=pod.process_env(), cwd=ROOT, stdout=log,
                                                stderr=subprocess.STDOUT, start_new_session=True)
-        for deployment in chart.kind("Deployment"):
+        for deployment in chart.workloads():
             container = deployment["spec"]["template"]["spec"]["containers"][0]
             port = container["ports"][0]["containerPort"]
             path = container["readinessProbe"]["httpGet"]["path"]
@@ -212,9 +219,9 @@ def running(rendered: tuple[Rendered, Infra], tmp_path_factory: pytest.TempPathF
                 process.wait()
 
 
-def test_every_deployment_reads_only_names_its_settings_class_reads(rendered: tuple[Rendered, Infra]) -> None:
+def test_every_workload_reads_only_names_its_settings_class_reads(rendered: tuple[Rendered, Infra]) -> None:
     chart, _ = rendered
-    deployments = chart.kind("Deployment")
+    deployments = chart.workloads()
     assert len(deployments) == (6 if KNOWLEDGE_BASE else 5)
     for deployment in deployments:
         container = deployment["spec"]["template"]["spec"]["containers"][0]
@@ -247,7 +254,7 @@ def settings_names(module: str) -> set[str]:
 
 
 def test_every_readyz_is_green(running: Rendered) -> None:
-    for deployment in running.kind("Deployment"):
+    for deployment in running.workloads():
         port = deployment["spec"]["template"]["spec"]["containers"][0]["ports"][0]["containerPort"]
         status, body = get(f"http://127.0.0.1:{port}/readyz")
         assert status == 200, (deployment["metadata"]["name"], body)

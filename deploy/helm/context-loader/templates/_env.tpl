@@ -72,6 +72,12 @@
   value: {{ default (printf "bkn:%strace:" .Values.kafka.topicPrefix) $t.redisPrefix | quote }}
 - name: TRACE_RECORDER_STORE
   value: {{ $t.store | quote }}
+- name: TRACE_RECORDER_REPLICA_COUNT
+  value: {{ $t.replicas | quote }}
+- name: TRACE_RECORDER_REPLICA_INDEX
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.labels['apps.kubernetes.io/pod-index']
 {{- if eq $t.store "sqlite" }}
 - name: TRACE_RECORDER_SQLITE_PATH
   value: /var/lib/context-loader/trace/trace.db

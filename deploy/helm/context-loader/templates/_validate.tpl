@@ -40,10 +40,14 @@
 {{- if not (hasPrefix "postgresql://" $v.postgresql.url) -}}
 {{- fail (printf "postgresql.url must start with postgresql:// (got %q)" $v.postgresql.url) -}}
 {{- end -}}
-{{- else -}}
-{{- if or (gt (int $v.traceRecorder.replicas) 1) $v.traceRecorder.autoscaling.enabled -}}
-{{- fail "traceRecorder.replicas > 1 or traceRecorder.autoscaling.enabled needs traceRecorder.store=postgresql (on sqlite each replica would keep its own diverging store)" -}}
+{{- else if gt (int $v.traceRecorder.replicas) 1 -}}
+{{- fail "traceRecorder.replicas > 1 needs traceRecorder.store=postgresql (on sqlite each replica would keep its own store)" -}}
 {{- end -}}
+{{- if $v.traceRecorder.autoscaling.enabled -}}
+{{- fail "traceRecorder.autoscaling is not supported: each replica owns a fixed share of the partitions (TRACE_RECORDER_REPLICA_COUNT); set traceRecorder.replicas" -}}
+{{- end -}}
+{{- if and $v.traceRecorder.persistence.enabled (ne $v.traceRecorder.store "sqlite") -}}
+{{- fail "traceRecorder.persistence is for traceRecorder.store=sqlite (PostgreSQL keeps the view itself)" -}}
 {{- end -}}
 {{- if and (not $v.identity.existingSecret) (not $v.identity.accounts) (not $v.identity.testAccount.enabled) -}}
 {{- fail "identity: give identity.existingSecret, identity.accounts or identity.testAccount.enabled=true (the gateway needs an identity file)" -}}
