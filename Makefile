@@ -6,7 +6,7 @@ PACKAGES := libs/common libs/clctl services/gateway services/capability-index \
             services/tool-executor services/trace-recorder services/ontology-query examples/upstreams
 STAMP := $(VENV)/.installed
 
-.PHONY: help install run up down test test-unit test-integration lint bench conformance clean k8s-tools
+.PHONY: help install run up down restart test test-unit test-integration lint bench conformance clean k8s-tools
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -23,6 +23,10 @@ run: install  ## start Kafka, Redis, every service and the demo in the foregroun
 
 up: install  ## the same in the background; returns when every /readyz is green (.run/endpoints.json)
 	$(PY) scripts/devmesh.py up
+
+restart: install  ## restart one service of a running `make up` mesh: make restart SERVICE=capability-index [KILL=1]; prints seconds until /readyz
+	@test -n "$(SERVICE)" || { echo "usage: make restart SERVICE=<name> [KILL=1]"; exit 2; }
+	$(PY) scripts/devmesh.py restart $(SERVICE) $(if $(KILL),--kill,)
 
 down:  ## stop everything `make up` started (services, Kafka, Redis)
 	@test -x $(PY) && $(PY) scripts/devmesh.py down || { scripts/kafka.sh stop; scripts/redis.sh stop; }

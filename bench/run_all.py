@@ -23,6 +23,7 @@ BENCHMARKS = [
     "bench.trace_overhead",
     "bench.trace_ingest",
     "bench.ontology_queries",
+    "bench.views",
     "bench.toon_size",
 ]
 

@@ -5,6 +5,8 @@ their own copy on other ports with their own topic prefix).
 
     python scripts/devmesh.py up [--foreground]   # start, apply the demo, print URL and key
     python scripts/devmesh.py down                 # stop everything this project started
+    python scripts/devmesh.py restart <service> [--kill]   # stop (SIGTERM, or SIGKILL) and start
+                                                   # one service; prints seconds until /readyz
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ class MeshLayout:
         return self.base_port + offset
 
     @property
+    def checkpoint_dir(self) -> Path:
+        return self.run_dir / "checkpoints"
+
+    @property
     def gateway_url(self) -> str:
         return f"http://127.0.0.1:{self.port(0)}"
 
@@ -89,6 +95,10 @@ class MeshLayout:
             "ONTOLOGY_QUERY_PORT": str(self.port(5)),
             "FINANCE_API_URL": urls["finance_api"],
             "LOGISTICS_MCP_URL": urls["logistics_mcp"],
+            # checkpointed stores: one file per consumer in one folder of the run
+            "CAPABILITY_INDEX_CHECKPOINT_DIR": str(self.checkpoint_dir),
+            "TOOL_EXECUTOR_CHECKPOINT_DIR": str(self.checkpoint_dir),
+            "ONTOLOGY_QUERY_CHECKPOINT_DIR": str(self.checkpoint_dir),
             "PYTHONUNBUFFERED": "1",
         }
         env.update(self.extra_env)
@@ -211,7 +221,8 @@ def wait_healthy(layout: MeshLayout, processes: Iterable[Process], timeout: floa
             time.sleep(0.2)
 
 
-def stop_processes(layout: MeshLayout, names: Iterable[str]) -> None:
+def stop_processes(layout: MeshLayout, names: Iterable[str], grace: float = 15) -> None:
+    """SIGTERM each process group; SIGKILL what is still alive after ``grace`` seconds."""
     pids = []
     for name in names:
         pid_file = _pid_file(layout, name)
@@ -225,13 +236,50 @@ def stop_processes(layout: MeshLayout, names: Iterable[str]) -> None:
                 os.kill(pid, signal.SIGTERM)
             pids.append(pid)
         pid_file.unlink(missing_ok=True)
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + grace
     for pid in pids:
         while _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         if _alive(pid):
             with contextlib.suppress(OSError):
                 os.killpg(pid, signal.SIGKILL)
+
+
+def kill_process(layout: MeshLayout, name: str) -> None:
+    """SIGKILL one service's process group (a crash: nothing is flushed) and wait until it is gone."""
+    pid_file = _pid_file(layout, name)
+    if not pid_file.exists():
+        return
+    pid = int(pid_file.read_text())
+    if _alive(pid):
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+        while _alive(pid):
+            time.sleep(0.05)
+    pid_file.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class Restarted:
+    stopped_s: float  # signal sent -> process gone
+    ready_s: float  # process started -> /readyz green
+
+
+def restart_process(layout: MeshLayout, name: str, *, kill: bool = False, timeout: float = 900) -> Restarted:
+    """Stop one service (SIGTERM: a clean stop that writes its checkpoint; ``kill``: SIGKILL,
+    a crash) and start it again; returns how long each half took."""
+    process = next((p for p in layout.services() if p.name == name), None)
+    if process is None:
+        raise ValueError(f"unknown service {name!r}; one of {', '.join(p.name for p in layout.services())}")
+    began = time.monotonic()
+    if kill:
+        kill_process(layout, name)
+    else:  # a clean stop writes the checkpoint: give a large store time for it
+        stop_processes(layout, [name], grace=120)
+    stopped = time.monotonic()
+    start_process(layout, process)
+    wait_healthy(layout, [process], timeout=timeout)
+    return Restarted(stopped - began, time.monotonic() - stopped)
 
 
 def infra_running() -> bool:
@@ -303,13 +351,26 @@ DEMO_BUNDLES = ("examples/supply_chain", "examples/other_network")
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["up", "down"])
+    parser.add_argument("action", choices=["up", "down", "restart"])
+    parser.add_argument("service", nargs="?", help="restart: the service to restart")
     parser.add_argument("--foreground", action="store_true", help="stay attached; Ctrl-C stops all")
+    parser.add_argument("--kill", action="store_true", help="restart: SIGKILL instead of SIGTERM")
     args = parser.parse_args()
     layout = MeshLayout(
         kafka=os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"),
         redis=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
     )
+    if args.action == "restart":
+        if not args.service:
+            parser.error("restart needs a service name")
+        try:
+            took = restart_process(layout, args.service, kill=args.kill)
+        except (ValueError, RuntimeError) as exc:
+            print(f"devmesh: {exc}", file=sys.stderr)
+            raise SystemExit(1) from exc
+        how = "killed (SIGKILL)" if args.kill else "stopped (SIGTERM)"
+        print(f"{args.service}: {how} in {took.stopped_s:.2f} s; /readyz green {took.ready_s:.2f} s after start")
+        return
     if args.action == "down":
         down(layout)
         print("mesh stopped")

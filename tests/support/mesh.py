@@ -39,11 +39,9 @@ class RunningMesh:
         with self.client(account, **headers) as client:
             return client.post(f"/api/agent-retrieval/v1/kn/{tool}", json=body)
 
-    def restart(self, name: str) -> None:
-        process = next(p for p in self.layout.services() if p.name == name)
-        devmesh.stop_processes(self.layout, [name])
-        devmesh.start_process(self.layout, process)
-        devmesh.wait_healthy(self.layout, [process])
+    def restart(self, name: str, *, kill: bool = False) -> devmesh.Restarted:
+        """SIGTERM (or SIGKILL with ``kill``) one service and start it; returns when ready."""
+        return devmesh.restart_process(self.layout, name, kill=kill)
 
     def stop(self, name: str) -> None:
         devmesh.stop_processes(self.layout, [name])

@@ -25,6 +25,13 @@ class NetworkAccess:
     def snapshot(self) -> dict[str, Any]:
         return {"networks": {k: v.model_dump(mode="json") for k, v in self.networks.items()}}
 
+    def checkpoint_data(self) -> list[dict[str, Any]]:
+        return [v.model_dump(mode="json") for v in self.networks.values()]
+
+    @classmethod
+    def from_checkpoint(cls, data: list[dict[str, Any]]) -> NetworkAccess:
+        return cls({e.kn_id: e for e in map(ev.NetworkUpserted.model_validate, data)})
+
     def exists(self, kn_id: str) -> bool:
         return kn_id in self.networks
 

@@ -93,6 +93,42 @@ class CatalogState:
             "proxies": {k: list(v) for k, v in self.proxies.items()},
         }
 
+    def checkpoint_data(self) -> dict[str, Any]:
+        """The state as plain data for a checkpoint (see :mod:`bkn_common.checkpoint`)."""
+        return {
+            "toolboxes": [v.model_dump(mode="json") for v in self.toolboxes.values()],
+            "mcp_servers": [v.model_dump(mode="json") for v in self.servers.values()],
+            "skills": [v.model_dump(mode="json") for v in self.skills.values()],
+            "bindings": {kn: [r.model_dump(mode="json") for r in refs.values()]
+                         for kn, refs in self.bindings.items()},
+            "owner_states": [[k[0], k[1], v] for k, v in self.owner_states.items()],
+            "tool_states": [[k[0], k[1], v] for k, v in self.tool_states.items()],
+            "proxies": [[k, v[0], v[1]] for k, v in self.proxies.items()],
+            "version": self.version,
+        }
+
+    @classmethod
+    def from_checkpoint(cls, data: dict[str, Any]) -> CatalogState:
+        """The state :meth:`checkpoint_data` describes (records validated as on the wire)."""
+        state = cls(
+            toolboxes={e.id: e for e in map(ev.ToolboxUpserted.model_validate, data["toolboxes"])},
+            servers={e.id: e for e in map(ev.McpServerUpserted.model_validate, data["mcp_servers"])},
+            skills={e.id: e for e in map(ev.SkillUpserted.model_validate, data["skills"])},
+            bindings={
+                kn: {r.key: r for r in map(ev.CapabilityRef.model_validate, refs)}
+                for kn, refs in data["bindings"].items()
+            },
+            owner_states={(str(k), str(o)): str(v) for k, o, v in data["owner_states"]},
+            tool_states={(str(o), str(t)): bool(v) for o, t, v in data["tool_states"]},
+            proxies={str(k): (str(p), bool(v)) for k, p, v in data["proxies"]},
+            version=int(data["version"]),
+        )
+        for box in state.toolboxes.values():
+            state._index_tools(box.id, box.tools)
+        for server in state.servers.values():
+            state._index_tools(server.id, server.tools)
+        return state
+
     def _index_tools(self, owner_id: str, tools: tuple[ev.ToolSpec, ...] | tuple[ev.McpToolSpec, ...]) -> None:
         for key in [k for k in self._tools if k[0] == owner_id]:
             del self._tools[key]

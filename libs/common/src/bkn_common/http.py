@@ -100,8 +100,12 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_middleware(RequestIdMiddleware)
 
 
-def health_router(checks: Mapping[str, ReadinessCheck]) -> APIRouter:
-    """``/healthz`` (the process is up) and ``/readyz`` (every dependency check passes)."""
+def health_router(
+    checks: Mapping[str, ReadinessCheck],
+    progress: Mapping[str, Callable[[], Mapping[str, object]]] | None = None,
+) -> APIRouter:
+    """``/healthz`` (the process is up) and ``/readyz`` (every dependency check passes;
+    ``progress`` adds how far each projection got, e.g. offsets done / total while catching up)."""
     router = APIRouter()
 
     @router.get("/healthz")
@@ -117,10 +121,10 @@ def health_router(checks: Mapping[str, ReadinessCheck]) -> APIRouter:
             except Exception:
                 results[name] = False
         ready = all(results.values())
-        return JSONResponse(
-            {"status": "ready" if ready else "not_ready", "checks": results},
-            status_code=200 if ready else 503,
-        )
+        body: dict[str, object] = {"status": "ready" if ready else "not_ready", "checks": results}
+        if progress:
+            body["progress"] = {name: dict(report()) for name, report in progress.items()}
+        return JSONResponse(body, status_code=200 if ready else 503)
 
     return router
 

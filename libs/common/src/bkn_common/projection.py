@@ -11,6 +11,11 @@ A :class:`BatchProjection` (a store in a database) gets each fetched batch with 
 reaches, to write both in one transaction, and tells the runner where to resume at start; a
 failure it reports as transient (``transient``) is retried, never dead-lettered. ``owns``
 limits the runner to some partitions (replicas splitting the topics between them).
+
+With a :class:`~bkn_common.checkpoint.CheckpointFile` (and a projection that is
+:class:`~bkn_common.checkpoint.Checkpointable`) the runner restores the store from the
+checkpoint at start and resumes at its offsets, rewrites it every interval once caught up and
+at a clean stop; an unusable checkpoint is logged and ignored (replay from offset zero).
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
+from bkn_common.checkpoint import Checkpointable, CheckpointFile, CheckpointRejected, check_offsets, encode
 from bkn_common.events import Event, EventRecord, PoisonMessage, decode_event
 from bkn_common.kafka import topic_partitions
 from bkn_common.topics import TopicSpec, dead_letter_topic
@@ -68,6 +74,7 @@ class ProjectionRunner:
         batch_size: int = 5000,
         owns: Callable[[TopicPartition], bool] | None = None,
         transient: tuple[type[Exception], ...] = (),
+        checkpoints: CheckpointFile | None = None,
     ) -> None:
         self._bootstrap = bootstrap_servers
         self._consumer_name = consumer_name
@@ -86,6 +93,12 @@ class ProjectionRunner:
         self.dead_lettered = 0
         self.caught_up = asyncio.Event()
         self.last_error: str | None = None
+        self._checkpoints = checkpoints
+        self._start_positions: dict[TopicPartition, int] = {}
+        self._checkpointed: dict[TopicPartition, int] = {}
+        self._applied_before = 0
+        self._started = False
+        self.checkpoint_status: str = "off" if checkpoints is None else "not loaded"
 
     async def start(self, positions: dict[TopicPartition, int] | None = None) -> None:
         """Assign all partitions, seek, and start consuming in the background."""
@@ -114,15 +127,20 @@ class ProjectionRunner:
             positions = {tp: stored[(tp.topic, tp.partition)] for tp in partitions
                          if (tp.topic, tp.partition) in stored}
         consumer.assign(partitions)
+        self._catch_up_target = await consumer.end_offsets(partitions)
+        if positions is None:
+            positions = self._restore_checkpoint(self._catch_up_target)
         for tp in partitions:
-            start_at = (positions or {}).get(tp)
+            start_at = positions.get(tp)
             if start_at is None:
                 await consumer.seek_to_beginning(tp)
             else:
                 consumer.seek(tp, start_at)
-        self._catch_up_target = await consumer.end_offsets(partitions)
         for tp in partitions:
             self.positions[tp] = await consumer.position(tp)
+        self._start_positions = dict(self.positions)
+        self._checkpointed = dict(self.positions) if self._checkpointed else {}
+        self._started = True
         self._check_caught_up()
         self._task = asyncio.create_task(self._run(), name=f"projection-{self._consumer_name}")
 
@@ -131,6 +149,12 @@ class ProjectionRunner:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        if self._started and self._checkpoints is not None and self.positions != self._checkpointed:
+            try:
+                await self.write_checkpoint()
+            except Exception as exc:  # never block a shutdown on a full disk
+                log.error("%s: checkpoint at stop failed: %s", self._consumer_name, exc)
+        self._started = False
         if self._consumer is not None:
             await self._consumer.stop()
         if self._producer is not None:
@@ -161,6 +185,14 @@ class ProjectionRunner:
                         await self._apply_until_done(record)
                         self.positions[tp] = record.offset + 1
             self._check_caught_up()
+            if self._checkpoint_due():
+                try:
+                    await self.write_checkpoint()
+                except Exception as exc:  # keep serving; the next interval tries again
+                    self.last_error = f"checkpoint failed: {exc}"
+                    log.error("%s: checkpoint failed: %s", self._consumer_name, exc)
+                    assert self._checkpoints is not None
+                    self._checkpoints.postpone()
 
     async def _apply_batch(
         self, projection: BatchProjection,
@@ -230,6 +262,71 @@ class ProjectionRunner:
                 log.error("%s: cannot dead-letter %s@%d: %s", self._consumer_name,
                           record.topic, record.offset, exc)
                 await asyncio.sleep(1)
+
+    # -- checkpoints ----------------------------------------------------------------------
+    def _checkpointable(self) -> Checkpointable | None:
+        projection: Any = self._projection
+        if self._checkpoints is None or not hasattr(projection, "restore_checkpoint"):
+            return None
+        checkpointable: Checkpointable = projection
+        return checkpointable
+
+    def _restore_checkpoint(self, ends: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
+        """The checkpoint's offsets after restoring the store from it; {} (offset zero) when
+        there is none to use, with a log line saying why."""
+        store = self._checkpointable()
+        if store is None or self._checkpoints is None:
+            return {}
+        try:
+            checkpoint = self._checkpoints.read(store.checkpoint_version)
+            check_offsets(checkpoint, self._topics, ends)
+            store.restore_checkpoint(checkpoint.data)
+        except CheckpointRejected as exc:
+            self.checkpoint_status = f"ignored: {exc}"
+            log.warning("%s: checkpoint %s ignored (%s); rebuilding from offset zero",
+                        self._consumer_name, self._checkpoints.path, exc)
+            return {}
+        except Exception as exc:  # a store that cannot take its own data: start from zero
+            self.checkpoint_status = f"ignored: restore failed: {type(exc).__name__}: {exc}"
+            log.error("%s: checkpoint %s could not be restored (%s: %s); rebuilding from offset zero",
+                      self._consumer_name, self._checkpoints.path, type(exc).__name__, exc)
+            return {}
+        self._applied_before = checkpoint.applied
+        self._checkpointed = dict(checkpoint.offsets)
+        self.checkpoint_status = f"loaded (written {checkpoint.written_at})"
+        log.info("%s: restored from checkpoint %s written %s (%d events); resuming at its offsets",
+                 self._consumer_name, self._checkpoints.path, checkpoint.written_at, checkpoint.applied)
+        return checkpoint.offsets
+
+    def _checkpoint_due(self) -> bool:
+        return (self._checkpoints is not None and self.caught_up.is_set()
+                and self.positions != self._checkpointed and self._checkpoints.due())
+
+    async def write_checkpoint(self) -> None:
+        """Write the store and the positions it reflects. Nothing is applied meanwhile: the
+        runner's loop is the only writer of the store and waits for this."""
+        store = self._checkpointable()
+        if store is None or self._checkpoints is None:
+            return
+        positions = dict(self.positions)
+        raw = await asyncio.to_thread(
+            encode, self._consumer_name, store.checkpoint_version, positions,
+            self._applied_before + self.applied, store.checkpoint_data(),
+        )
+        await asyncio.to_thread(self._checkpoints.write, raw)
+        self._checkpointed = positions
+        log.info("%s: checkpoint written to %s (%d bytes)", self._consumer_name,
+                 self._checkpoints.path, len(raw))
+
+    def progress(self) -> dict[str, object]:
+        """Offsets folded since start out of those to fold before ``caught_up``."""
+        done = total = 0
+        for tp, end in self._catch_up_target.items():
+            begin = self._start_positions.get(tp, 0)
+            total += max(0, end - begin)
+            done += max(0, min(self.positions.get(tp, begin), end) - begin)
+        return {"offsets_done": done, "offsets_total": total, "caught_up": self.caught_up.is_set(),
+                "checkpoint": self.checkpoint_status}
 
     async def _apply_until_done(self, record: ConsumerRecord[bytes, bytes]) -> None:
         """Apply or dead-letter the record; if even the dead-letter topic fails, keep retrying

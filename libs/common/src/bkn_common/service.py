@@ -12,6 +12,7 @@ from fastapi import APIRouter, FastAPI
 from faststream.kafka import KafkaBroker
 from opentelemetry.sdk.trace import TracerProvider
 
+from bkn_common.checkpoint import CheckpointFile
 from bkn_common.digest import Snapshotting, state_digest
 from bkn_common.http import (
     ReadinessCheck,
@@ -21,7 +22,7 @@ from bkn_common.http import (
 )
 from bkn_common.kafka import ensure_topics
 from bkn_common.projection import Projection, ProjectionRunner
-from bkn_common.settings import ServiceSettings
+from bkn_common.settings import CheckpointSettings, ServiceSettings
 from bkn_common.span_export import exporting_spans, kafka_span_processor
 from bkn_common.telemetry import setup_telemetry
 from bkn_common.topics import TopicSpec
@@ -36,7 +37,13 @@ def projection_runner(
     projection: Projection,
     **options: Any,
 ) -> ProjectionRunner:
-    """``options``: :class:`ProjectionRunner`'s ``owns``, ``transient``, ``batch_size``."""
+    """The service's runner; checkpointed when its settings name a checkpoint folder.
+    ``options``: :class:`ProjectionRunner`'s ``owns``, ``transient``, ``batch_size``."""
+    checkpoints = None
+    if isinstance(settings, CheckpointSettings) and settings.checkpoint_dir:
+        checkpoints = CheckpointFile(
+            settings.checkpoint_dir, consumer_name, settings.checkpoint_interval_seconds
+        )
     return ProjectionRunner(
         bootstrap_servers=settings.kafka_bootstrap_servers,
         consumer_name=consumer_name,
@@ -44,6 +51,7 @@ def projection_runner(
         projection=projection,
         topic_prefix=settings.topic_prefix,
         **options,
+        checkpoints=checkpoints,
     )
 
 
@@ -89,10 +97,12 @@ def make_service_app(
     resources: Sequence[Resource],
     readiness: Mapping[str, ReadinessCheck],
     edge: bool = False,
+    runners: Mapping[str, ProjectionRunner] | None = None,
 ) -> FastAPI:
     """A FastAPI app with the envelope, health probes and the given resources in its lifespan.
 
     ``edge``: the app faces callers outside the mesh (the gateway), whose baggage is not trusted.
+    ``runners``: projections whose progress ``/readyz`` reports (offsets done / total, checkpoint).
     """
 
     @asynccontextmanager
@@ -111,7 +121,9 @@ def make_service_app(
     )
     install_error_handlers(app)
     app.add_middleware(TraceContextMiddleware, service_name=title, edge=edge)
-    app.include_router(health_router(readiness))
+    app.include_router(health_router(
+        readiness, {name: runner.progress for name, runner in (runners or {}).items()}
+    ))
     return app
 
 

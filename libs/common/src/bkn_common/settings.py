@@ -36,3 +36,13 @@ class ServiceSettings(BaseSettings):
     otel_sdk_disabled: bool = Field(False, validation_alias=_env("OTEL_SDK_DISABLED"))
     span_export_to_kafka: bool = Field(True, validation_alias=_env("SPAN_EXPORT_TO_KAFKA"))
     log_level: str = Field("INFO", validation_alias=_env("LOG_LEVEL"))
+
+
+class CheckpointSettings(ServiceSettings):
+    """Settings of a service whose store is checkpointed: ``<PREFIX>CHECKPOINT_DIR`` (empty = no
+    checkpoints, replay from offset zero at every start) and
+    ``<PREFIX>CHECKPOINT_INTERVAL_SECONDS`` (how often it is rewritten once caught up; it is
+    also written at a clean stop)."""
+
+    checkpoint_dir: str = ""
+    checkpoint_interval_seconds: float = 60.0

@@ -31,6 +31,7 @@ def build_app(settings: CapabilityIndexSettings) -> FastAPI:
         title="capability-index",
         resources=[*telemetry, partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
+        runners={"kafka_projection": runner},
     )
     app.include_router(state_router(index))
     app.include_router(router(index))

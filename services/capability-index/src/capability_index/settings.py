@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic_settings import SettingsConfigDict
 
-from bkn_common.settings import ServiceSettings
+from bkn_common.settings import CheckpointSettings
 
 
-class CapabilityIndexSettings(ServiceSettings):
+class CapabilityIndexSettings(CheckpointSettings):
     model_config = SettingsConfigDict(
         env_prefix="CAPABILITY_INDEX_", extra="ignore", populate_by_name=True
     )

@@ -58,6 +58,7 @@ def build_app(settings: OntologyQuerySettings) -> FastAPI:
         resources=[*telemetry, partial(frozen_after_catch_up, runner),
                    partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
+        runners={"kafka_projection": runner},
     )
     app.include_router(state_router(state))
     app.include_router(router(state))

@@ -77,6 +77,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
                    receipts_recovered, action_consumer],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
                    "action_consumer": actions_ready, "redis": partial(redis_ready, redis)},
+        runners={"kafka_projection": runner},
     )
     app.include_router(state_router(state))
     app.include_router(router(executor, SkillService(state, settings.max_output_chars)))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic_settings import SettingsConfigDict
 
-from bkn_common.settings import ServiceSettings
+from bkn_common.settings import CheckpointSettings
 
 
-class ToolExecutorSettings(ServiceSettings):
+class ToolExecutorSettings(CheckpointSettings):
     model_config = SettingsConfigDict(
         env_prefix="TOOL_EXECUTOR_", extra="ignore", populate_by_name=True
     )

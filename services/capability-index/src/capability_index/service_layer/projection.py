@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.capability_view import described
@@ -94,6 +95,30 @@ class CapabilityIndex:
     def _store(self, ref: ev.CapabilityRef, metadata_type: str | None) -> None:
         self._refs[ref.key] = ref
         self._metadata[ref.key] = metadata_type
+
+    # -- checkpoint (bkn_common.checkpoint.Checkpointable) --------------------------------
+    checkpoint_version = 1
+
+    def checkpoint_data(self) -> dict[str, object]:
+        return {
+            "catalog": self.catalog.checkpoint_data(),
+            "refs": [[r.capability_type, r.capability_id, r.owner_id, self._metadata.get(key)]
+                     for key, r in self._refs.items()],
+            "lexical": self.lexical.state(),
+        }
+
+    def restore_checkpoint(self, data: dict[str, Any]) -> None:
+        catalog = CatalogState.from_checkpoint(data["catalog"])
+        refs: dict[str, ev.CapabilityRef] = {}
+        metadata: dict[str, str | None] = {}
+        for capability_type, capability_id, owner_id, metadata_type in data["refs"]:
+            ref = ev.CapabilityRef(
+                capability_type=capability_type, capability_id=capability_id, owner_id=owner_id
+            )
+            refs[ref.key] = ref
+            metadata[ref.key] = metadata_type
+        self.lexical.load_state(data["lexical"])
+        self.catalog, self._refs, self._metadata = catalog, refs, metadata
 
     def snapshot(self) -> dict[str, object]:
         docs = {key: self.lexical.get(key) for key in self._refs}

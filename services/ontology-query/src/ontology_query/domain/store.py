@@ -20,6 +20,7 @@ Indexes:
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from ontology_query.domain.model import ObjectInstance, ObjectType, RelationInstance, RelationType
 from ontology_query.domain.values import normalizer
@@ -216,6 +217,30 @@ class OntologyStore:
     def relations(self, rt_id: str) -> Iterator[RelationInstance]:
         for source_id, target_id in self._links.get(rt_id, ()):
             yield RelationInstance(rt_id, source_id, target_id)
+
+    # -- checkpoints --------------------------------------------------------------------
+
+    def instance_state(self) -> dict[str, Any]:
+        """Instances (of defined types or not) and links as plain data, in insertion order:
+        ``objects`` per type ``[[id, properties], ...]``, ``links`` per relation type its
+        adjacency both ways (so a restored store walks neighbours in the same order)."""
+        return {
+            "objects": {ot: [[o.id, o.properties] for o in objs.values()]
+                        for ot, objs in self._objects.items()},
+            "links": {rt: [self._out[rt], self._in[rt]] for rt in self._links},
+        }
+
+    def restore_instances(self, state: Mapping[str, Any]) -> None:
+        """Fill this store (schema defined, no instances yet) from :meth:`instance_state`."""
+        if self._objects or self._links:
+            raise ValueError("restore_instances needs a store without instances")
+        for ot_id, rows in state["objects"].items():
+            for obj_id, properties in rows:
+                self.upsert_object(ObjectInstance(ot_id, obj_id, properties))
+        for rt_id, (out, into) in state["links"].items():
+            self._links[rt_id] = {(s, t) for s, targets in out.items() for t in targets}
+            self._out[rt_id] = out
+            self._in[rt_id] = into
 
     def counts(self) -> dict[str, int]:
         return {

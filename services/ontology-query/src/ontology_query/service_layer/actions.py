@@ -268,6 +268,16 @@ class ActionExecutions:
     def snapshot(self) -> dict[str, Any]:
         return {k: dict(v) for k, v in self._records.items()}
 
+    def state(self) -> dict[str, dict[str, Any]]:
+        """The records as plain data (a checkpoint's part)."""
+        return self._records
+
+    @classmethod
+    def from_state(cls, records: dict[str, dict[str, Any]]) -> ActionExecutions:
+        executions = cls()
+        executions._records = {str(k): dict(v) for k, v in records.items()}
+        return executions
+
 
 def _view(record: Mapping[str, Any]) -> dict[str, Any]:
     view = dict(record)

@@ -30,6 +30,14 @@ class NetworkSchemaExtras:
     concept_groups: dict[str, ev.ConceptGroupUpserted] = field(default_factory=dict)
 
 
+_SCHEMA_KINDS: dict[str, type[ev.Event]] = {
+    "object_types": ev.ObjectTypeUpserted,
+    "relation_types": ev.RelationTypeUpserted,
+    "action_types": ev.ActionTypeUpserted,
+    "concept_groups": ev.ConceptGroupUpserted,
+}
+
+
 @dataclass
 class OntologyState:
     access: NetworkAccess = field(default_factory=NetworkAccess)
@@ -57,7 +65,7 @@ class OntologyState:
         for kn_id, extras in self.schema.items():
             sections[f"schema:{kn_id}"] = {
                 kind: {k: v.model_dump(mode="json") for k, v in getattr(extras, kind).items()}
-                for kind in ("object_types", "relation_types", "action_types", "concept_groups")
+                for kind in _SCHEMA_KINDS
             }
         for kn_id, store in self.stores.items():
             sections[f"objects:{kn_id}"] = {
@@ -79,10 +87,46 @@ class OntologyState:
     def extras(self, kn_id: str) -> NetworkSchemaExtras:
         return self.schema.setdefault(kn_id, NetworkSchemaExtras())
 
+    # -- checkpoint (bkn_common.checkpoint.Checkpointable) --------------------------------
+    checkpoint_version = 1
+
+    def checkpoint_data(self) -> dict[str, Any]:
+        return {
+            "networks": self.access.checkpoint_data(),
+            "schema": {
+                kn_id: {kind: [e.model_dump(mode="json") for e in getattr(extras, kind).values()]
+                        for kind in _SCHEMA_KINDS}
+                for kn_id, extras in self.schema.items()
+            },
+            "stores": [[kn_id, store.instance_state()] for kn_id, store in self.stores.items()],
+            "mounted": {kn: [r.model_dump(mode="json") for r in refs] for kn, refs in self.mounted.items()},
+            "executions": self.executions.state(),
+        }
+
+    def restore_checkpoint(self, data: dict[str, Any]) -> None:
+        fresh = OntologyState(access=NetworkAccess.from_checkpoint(data["networks"]))
+        for kn_id, _ in data["stores"]:
+            fresh.store(kn_id)  # stores keep their first-seen order
+        for kn_id, kinds in data["schema"].items():
+            fresh.extras(kn_id)
+            for kind, model in _SCHEMA_KINDS.items():
+                for raw in kinds[kind]:
+                    fresh._fold(model.model_validate(raw))
+        for kn_id, state in data["stores"]:
+            fresh.store(kn_id).restore_instances(state)
+        fresh.mounted = {kn: [ev.CapabilityRef.model_validate(r) for r in refs]
+                         for kn, refs in data["mounted"].items()}
+        fresh.executions = ActionExecutions.from_state(data["executions"])
+        self.access, self.stores, self.schema = fresh.access, fresh.stores, fresh.schema
+        self.mounted, self.executions = fresh.mounted, fresh.executions
+
     def apply(self, record: ev.EventRecord) -> None:
         event = record.event
         if self.access.apply(record) or self.executions.apply(event):
             return
+        self._fold(event)
+
+    def _fold(self, event: ev.Event) -> None:
         match event:
             case ev.ObjectTypeUpserted():
                 self.extras(event.kn_id).object_types[event.id] = event

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.access import NetworkAccess
@@ -33,6 +34,18 @@ class FactoryState:
 
     def snapshot(self) -> dict[str, object]:
         return {**self.catalog.snapshot(), **self.access.snapshot()}
+
+    # -- checkpoint (bkn_common.checkpoint.Checkpointable) --------------------------------
+    checkpoint_version = 1
+
+    def checkpoint_data(self) -> dict[str, object]:
+        return {"catalog": self.catalog.checkpoint_data(), "networks": self.access.checkpoint_data()}
+
+    def restore_checkpoint(self, data: dict[str, Any]) -> None:
+        catalog = CatalogState.from_checkpoint(data["catalog"])
+        access = NetworkAccess.from_checkpoint(data["networks"])
+        self.catalog, self.access = catalog, access
+        self.gated_cache.clear()
 
     def owner_ref(self, kn_id: str, owner_id: str, tool_id: str) -> ev.CapabilityRef:
         """The capability a (toolbox_id, tool_id) pair names: a toolbox tool or an MCP tool."""

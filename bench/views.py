@@ -1,0 +1,162 @@
+"""Views that restart in seconds: checkpointed restarts against restarts from offset zero.
+
+    python bench/run_all.py views
+
+A private mesh (no demo bundles, checkpoints in its run folder) gets, on fresh topics:
+
+* capability-index: 10,000 capabilities (100 toolboxes of 100 tools written after the labelled
+  catalogue in ``bench/capability_eval``, so tokenizing is as costly as for real text), bound
+  on 200 networks, plus 20,000 mounts, unmounts and lifecycle changes;
+* ontology-query: the network of ``bench/ontology_queries.py`` (200,000 objects, about
+  1,000,000 relation instances).
+
+For each service: with its checkpoint deleted, start it and time until ``/readyz`` is green
+(``restart_zero_s``: the replay from offset zero); then stop it with SIGTERM (it writes its
+checkpoint), start it again and time until green (``restart_checkpoint_s``). ``rss_mb`` is
+the process's resident memory after the checkpointed restart. The ``trace_recorder`` part comes
+from ``bench.views_trace_recorder.measure()`` when that module exists.
+
+Measurements only, nothing asserted. Results: bench/results/views.json.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import random
+import time
+from collections.abc import Iterator
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+from bench.harness import ROOT, bench_mesh, print_table, write_result
+from bench.ontology_queries import instance_events, publish_bulk, schema_events
+from bkn_common import events as ev
+
+TEMPLATES = ROOT / "bench" / "capability_eval" / "capabilities.jsonl"
+BOXES, TOOLS_PER_BOX, NETWORKS, PER_NETWORK, CHURN = 100, 100, 200, 500, 20_000
+
+
+def capability_events(seed: int = 11) -> Iterator[ev.Event]:
+    """10,000 tools with realistic text, their lifecycle, bindings and churn."""
+    rng = random.Random(seed)
+    templates = [json.loads(line) for line in TEMPLATES.read_text(encoding="utf-8").splitlines()]
+    refs: list[ev.CapabilityRef] = []
+    for b in range(BOXES):
+        tools = []
+        for k in range(TOOLS_PER_BOX):
+            t = templates[(b * TOOLS_PER_BOX + k) % len(templates)]
+            properties = {name: {"type": "string"} for name in t["param_names"]}
+            tools.append(ev.ToolSpec(
+                id=f"v{b:03d}_{k:03d}", name=f"{t['name']}_{b}", description=f"{t['description']} (site {b})",
+                use_rule=t["use_rule"], input_schema={"type": "object", "properties": properties},
+                function=ev.FunctionCode(source="def handler(a):\n    return a\n"),
+            ))
+            refs.append(ev.CapabilityRef(capability_type="function", capability_id=f"v{b:03d}_{k:03d}",
+                                         owner_id=f"vb{b:03d}"))
+        yield ev.ToolboxUpserted(id=f"vb{b:03d}", name=f"views box {b}", kind="function", tools=tuple(tools))
+        yield ev.OwnerStateChanged(owner_kind="toolbox", owner_id=f"vb{b:03d}", state="published")
+    for ref in refs:
+        yield ev.ToolStateChanged(owner_id=ref.owner_id or "", tool_id=ref.capability_id, enabled=True)
+    networks = [f"vk{i:03d}" for i in range(NETWORKS)]
+    for kn in networks:
+        yield ev.BindingsReplaced(kn_id=kn, capabilities=tuple(rng.sample(refs, PER_NETWORK)))
+        yield ev.ProxySyncChanged(kn_id=kn, proxy_id=f"proxy-{kn}", synced=True)
+    for _ in range(CHURN):
+        ref, kn, roll = rng.choice(refs), rng.choice(networks), rng.random()
+        if roll < 0.4:
+            yield ev.BindingMounted(kn_id=kn, capability=ref)
+        elif roll < 0.6:
+            yield ev.BindingUnmounted(kn_id=kn, capability=ref)
+        else:
+            yield ev.ToolStateChanged(owner_id=ref.owner_id or "", tool_id=ref.capability_id,
+                                      enabled=rng.random() < 0.9)
+
+
+def _rss_mb(layout: Any, name: str) -> float | None:
+    try:
+        pid = int((layout.run_dir / "pids" / f"{name}.pid").read_text())
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def _restarts(layout: Any, name: str) -> dict[str, Any]:
+    """From zero (checkpoint deleted), then a clean stop and a checkpointed start."""
+    import devmesh
+
+    process = next(p for p in layout.services() if p.name == name)
+    checkpoint = layout.checkpoint_dir / f"{name}.ckpt"
+    devmesh.stop_processes(layout, [name])
+    checkpoint.unlink(missing_ok=True)
+    began = time.perf_counter()
+    devmesh.start_process(layout, process)
+    devmesh.wait_healthy(layout, [process], timeout=1800)
+    zero_s = time.perf_counter() - began
+    rss_zero = _rss_mb(layout, name)
+    took = devmesh.restart_process(layout, name, timeout=1800)
+    return {
+        "restart_checkpoint_s": round(took.ready_s, 3),
+        "restart_zero_s": round(zero_s, 3),
+        "rss_mb": _rss_mb(layout, name),
+        "rss_zero_mb": rss_zero,
+        "speedup": round(zero_s / took.ready_s, 1) if took.ready_s else None,
+        "stop_with_checkpoint_s": round(took.stopped_s, 3),
+        "checkpoint_bytes": checkpoint.stat().st_size if checkpoint.exists() else None,
+    }
+
+
+def _trace_recorder() -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        module = importlib.import_module("bench.views_trace_recorder")
+    except ModuleNotFoundError:
+        return None, "bench/views_trace_recorder.py (trace-recorder on a database) is not there yet"
+    measured: dict[str, Any] = module.measure()
+    return measured, None
+
+
+def main() -> dict[str, Any]:
+    import devmesh
+
+    result: dict[str, Any] = {}
+    with bench_mesh("views", bundles=()) as (layout, _key, _keys):
+        for name in ("capability-index", "tool-executor", "ontology-query"):
+            devmesh.stop_processes(layout, [name])  # the broker has the machine while publishing
+        began = time.perf_counter()
+        capabilities = asyncio.run(publish_bulk(layout.kafka, layout.topic_prefix, capability_events()))
+        instances = asyncio.run(publish_bulk(layout.kafka, layout.topic_prefix, chain(
+            schema_events(), instance_events(random.Random(7)))))
+        publish_s = time.perf_counter() - began
+        for name in ("tool-executor",):
+            process = next(p for p in layout.services() if p.name == name)
+            devmesh.start_process(layout, process)
+        result["capability_index"] = _restarts(layout, "capability-index")
+        result["ontology_query"] = _restarts(layout, "ontology-query")
+    trace, note = _trace_recorder()
+    payload: dict[str, Any] = {
+        "events": capabilities + instances,
+        "events_by_part": {"capability_index": capabilities, "ontology_query": instances},
+        "publish_s": round(publish_s, 1),
+        "trace_recorder": trace,
+        **({"trace_recorder_note": note} if note else {}),
+        **result,
+    }
+    rows = [
+        {"store": name, **{k: v for k, v in part.items() if k != "rss_zero_mb"}}
+        for name, part in result.items()
+    ]
+    print_table("checkpointed restart vs replay from offset zero (seconds to /readyz green)", rows)
+    if note:
+        print(f"   trace_recorder: null ({note})")
+    path = write_result("views", payload)
+    print(f"   → {path}")
+    return payload
+
+
+if __name__ == "__main__":
+    main()
