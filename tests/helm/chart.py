@@ -50,7 +50,7 @@ def template_args(
     for path in values:
         args += ["-f", str(path)]
     for key, value in (sets or {}).items():
-        args += ["--set-string", f"{key}={value}"]
+        args += ["--set", f"{key}={value}"]
     for api in api_versions:
         args += ["--api-versions", api]
     return args
