@@ -6,7 +6,7 @@ PACKAGES := libs/common libs/clctl services/gateway services/capability-index \
             services/tool-executor services/trace-recorder services/ontology-query examples/upstreams
 STAMP := $(VENV)/.installed
 
-.PHONY: help install run up down restart test test-unit test-integration lint bench conformance clean k8s-tools
+.PHONY: help install sandbox run up down restart test test-unit test-integration lint bench conformance clean k8s-tools
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -18,10 +18,13 @@ $(STAMP): constraints.txt requirements-dev.txt $(addsuffix /pyproject.toml,$(PAC
 
 install: $(STAMP)  ## create .venv and install every package, pinned by constraints.txt
 
-run: install  ## start Kafka, Redis, every service and the demo in the foreground (Ctrl-C stops all)
+sandbox:  ## bubblewrap for tool-executor's sandbox (apt-get when missing)
+	@scripts/sandbox.sh
+
+run: install sandbox  ## start Kafka, Redis, every service and the demo in the foreground (Ctrl-C stops all)
 	$(PY) scripts/devmesh.py up --foreground
 
-up: install  ## the same in the background; returns when every /readyz is green (.run/endpoints.json)
+up: install sandbox  ## the same in the background; returns when every /readyz is green (.run/endpoints.json)
 	$(PY) scripts/devmesh.py up
 
 restart: install  ## restart one service of a running `make up` mesh: make restart SERVICE=capability-index [KILL=1]; prints seconds until /readyz
@@ -34,13 +37,13 @@ down:  ## stop everything `make up` started (services, Kafka, Redis)
 k8s-tools: install  ## helm, helm-unittest, kubeconform, kube-score, kubectl and offline schemas (pinned, cached in .cache/k8s)
 	scripts/k8s-tools.sh
 
-test: install k8s-tools  ## unit, chart and integration tests (starts and stops the real Kafka and Redis it needs)
+test: install sandbox k8s-tools  ## unit, chart and integration tests (starts and stops the real Kafka and Redis it needs)
 	$(PY) -m pytest tests -q
 
 test-unit: install  ## unit tests only (no servers)
 	$(PY) -m pytest tests/unit -q
 
-test-integration: install  ## integration tests only (real Kafka and Redis)
+test-integration: install sandbox  ## integration tests only (real Kafka and Redis)
 	$(PY) -m pytest tests/integration -q
 
 lint: install  ## ruff and mypy --strict
@@ -48,11 +51,11 @@ lint: install  ## ruff and mypy --strict
 	$(VENV)/bin/mypy -p bkn_common -p clctl -p gateway -p capability_index -p tool_executor \
 	    -p trace_recorder -p ontology_query
 
-bench: install  ## benchmarks: print tables and write JSON under bench/results/
+bench: install sandbox  ## benchmarks: print tables and write JSON under bench/results/
 	$(PY) bench/run_all.py
 
 clean:  ## remove caches and run state (keeps .venv and the Kafka jar cache)
 	rm -rf .run .pytest_cache .mypy_cache .ruff_cache
 
-conformance: install  ## the official MCP conformance suite against a private mesh (baseline: tools/conformance/baseline.yml)
+conformance: install sandbox  ## the official MCP conformance suite against a private mesh (baseline: tools/conformance/baseline.yml)
 	$(PY) tools/conformance/run.py

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import aclosing, asynccontextmanager
+from dataclasses import replace
 from functools import partial
 
 from fastapi import FastAPI
@@ -21,21 +24,54 @@ from bkn_common.service import (
     state_router,
 )
 from bkn_common.topics import projection_topics
+from tool_executor.adapters.bwrap_sandbox import BwrapSandbox
 from tool_executor.adapters.openapi_client import OpenApiClient
 from tool_executor.adapters.receipt_journal import ReceiptJournal
+from tool_executor.adapters.sandbox import ProcessSandbox
+from tool_executor.domain.sandbox import SandboxLimits
 from tool_executor.entrypoints.actions_consumer import ActionConsumer
 from tool_executor.entrypoints.http import router
 from tool_executor.service_layer.actions import ActionLedger, ActionRunner
 from tool_executor.service_layer.execution import ToolExecutor
 from tool_executor.service_layer.projection import FactoryState
 from tool_executor.service_layer.receipt_recovery import ReceiptRecovery
+from tool_executor.service_layer.sandbox import Sandbox
 from tool_executor.service_layer.skills import SkillService
 from tool_executor.settings import ToolExecutorSettings
 
 CONSUMER = "tool-executor"
 
+log = logging.getLogger(__name__)
+
+
+def make_sandbox(settings: ToolExecutorSettings) -> Sandbox:
+    """The configured sandbox, checked now: a bwrap sandbox that cannot start stops the service
+    (SandboxUnavailable) instead of running payloads unsandboxed."""
+    python = settings.sandbox_python or sys.executable
+    if settings.sandbox == "process":
+        log.warning("TOOL_EXECUTOR_SANDBOX=process: function tools and skills run in a plain "
+                    "child process; the kernel does not isolate them")
+        return ProcessSandbox(python, settings.sandbox_max_concurrent)
+    sandbox = BwrapSandbox(settings.sandbox_bwrap_path, python,
+                           max_concurrent=settings.sandbox_max_concurrent,
+                           uid_base=settings.sandbox_uid_base)
+    sandbox.check()
+    return sandbox
+
+
+def sandbox_limits(settings: ToolExecutorSettings) -> tuple[SandboxLimits, SandboxLimits]:
+    """(the base of every function tool's limits, the limits of skills)."""
+    base = SandboxLimits(max_output_chars=settings.max_output_chars,
+                         max_processes=settings.sandbox_max_processes,
+                         max_output_bytes=settings.sandbox_max_output_bytes,
+                         scratch_mb=settings.sandbox_scratch_mb)
+    return base, replace(base, cpu_seconds=settings.skill_cpu_seconds,
+                         memory_mb=settings.skill_memory_mb, wall_seconds=settings.skill_wall_seconds)
+
 
 def build_app(settings: ToolExecutorSettings) -> FastAPI:
+    sandbox = make_sandbox(settings)
+    function_limits, skill_limits = sandbox_limits(settings)
     provider, telemetry = service_telemetry(settings)
     state = FactoryState()
     broker = make_broker(settings, provider)
@@ -44,7 +80,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     redis = make_redis(settings)
     redis_prefix = f"bkn:{settings.topic_prefix}tool-executor:"
     journal = ReceiptJournal(redis, redis_prefix)
-    executor = ToolExecutor(state, publisher, journal, http, settings.max_output_chars,
+    executor = ToolExecutor(state, publisher, journal, http, sandbox, function_limits,
                             settings.receipt_recovery_grace_seconds)
     recovery = ReceiptRecovery(journal, publisher)
     runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), state)
@@ -80,6 +116,6 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
         runners={"kafka_projection": runner},
     )
     app.include_router(state_router(state))
-    app.include_router(router(executor, SkillService(state, settings.max_output_chars)))
+    app.include_router(router(executor, SkillService(state, sandbox, skill_limits)))
     app.state.factory = state
     return app

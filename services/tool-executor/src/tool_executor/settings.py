@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic_settings import SettingsConfigDict
 
 from bkn_common.settings import CheckpointSettings
@@ -20,3 +22,17 @@ class ToolExecutorSettings(CheckpointSettings):
     # a journaled receipt is recovered this long after its tool's own timeout has passed
     receipt_recovery_grace_seconds: float = 30.0
     receipt_sweep_seconds: float = 5.0  # how often each replica looks for overdue receipts
+    # the sandbox of function tools and skills (docs/architecture.md, "The sandbox boundary"):
+    # bwrap = kernel namespaces (bubblewrap; the service refuses to start without it),
+    # process = a plain child process with rlimits (development only, not a boundary)
+    sandbox: Literal["bwrap", "process"] = "bwrap"
+    sandbox_bwrap_path: str = "bwrap"
+    sandbox_python: str = ""  # the interpreter payloads run in; empty = this service's own
+    sandbox_max_concurrent: int = 8  # runs at once; more calls wait for a slot
+    sandbox_uid_base: int = 0  # run as root: first payload uid (one per slot); 0 = per process
+    sandbox_max_processes: int = 32
+    sandbox_max_output_bytes: int = 1024 * 1024  # stdout + stderr; past it the run is killed
+    sandbox_scratch_mb: int = 64
+    skill_cpu_seconds: int = 10
+    skill_memory_mb: int = 512
+    skill_wall_seconds: float = 30.0

@@ -16,6 +16,13 @@ class ExecCode:
     SKILL_FILE_NOT_FOUND = "skill_file_not_found"
     PATH_TRAVERSAL = "path_traversal"
     NETWORK_NOT_FOUND = "network_not_found"
+    # why a sandboxed function or skill failed (domain/sandbox.py SandboxReason)
+    FUNCTION_FAILED = "function_failed"
+    SANDBOX_CPU_LIMIT = "sandbox_cpu_limit"
+    SANDBOX_MEMORY_LIMIT = "sandbox_memory_limit"
+    SANDBOX_PROCESS_LIMIT = "sandbox_process_limit"
+    SANDBOX_OUTPUT_LIMIT = "sandbox_output_limit"
+    SANDBOX_KILLED = "sandbox_killed"
 
 
 register_messages(
@@ -59,6 +66,30 @@ register_messages(
         ExecCode.NETWORK_NOT_FOUND: {
             "zh-CN": "知识网络 {kn_id} 不存在。",
             "en-US": "Knowledge network {kn_id} does not exist.",
+        },
+        ExecCode.FUNCTION_FAILED: {
+            "zh-CN": "工具代码执行失败（退出码 {exit_code}）；详见 stderr。",
+            "en-US": "The tool's code failed (exit code {exit_code}); see stderr.",
+        },
+        ExecCode.SANDBOX_CPU_LIMIT: {
+            "zh-CN": "工具代码用尽了 {cpu_seconds} 秒的 CPU 时间限制，已被沙箱终止。",
+            "en-US": "The tool's code used up its {cpu_seconds} s CPU-time limit and was stopped by the sandbox.",
+        },
+        ExecCode.SANDBOX_MEMORY_LIMIT: {
+            "zh-CN": "工具代码超出了 {memory_mb} MB 的内存限制，分配被沙箱拒绝。",
+            "en-US": "The tool's code went over its {memory_mb} MB memory limit; the sandbox refused the allocation.",
+        },
+        ExecCode.SANDBOX_PROCESS_LIMIT: {
+            "zh-CN": "工具代码超出了 {max_processes} 个进程的限制，沙箱拒绝创建更多进程。",
+            "en-US": "The tool's code went over its limit of {max_processes} processes; the sandbox refused to start more.",
+        },
+        ExecCode.SANDBOX_OUTPUT_LIMIT: {
+            "zh-CN": "工具代码的输出超出限制（结果最多 {limit_chars} 个字符，输出总量最多 {limit_bytes} 字节），已被沙箱截断或终止。",
+            "en-US": "The tool's output went over its limit ({limit_chars} characters of result, {limit_bytes} bytes in all); the sandbox cut or stopped it.",
+        },
+        ExecCode.SANDBOX_KILLED: {
+            "zh-CN": "工具代码被信号 {signal} 终止。",
+            "en-US": "The tool's code was ended by signal {signal}.",
         },
     }
 )

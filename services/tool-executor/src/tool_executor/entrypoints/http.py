@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common import events as ev
+from bkn_common.http import request_language
 from tool_executor.service_layer.catalog_view import list_mounted, resolve
 from tool_executor.service_layer.execution import ExecuteCommand, ToolExecutor
 from tool_executor.service_layer.skills import SkillService
@@ -53,8 +54,10 @@ def router(executor: ToolExecutor, skills: SkillService) -> APIRouter:
     api = APIRouter(prefix="/internal/v1")
 
     @api.post("/execute")
-    async def execute(body: ExecuteBody, account: Account) -> dict[str, Any]:
-        outcome = await executor.execute(ExecuteCommand(caller=account, **body.model_dump()))
+    async def execute(body: ExecuteBody, account: Account, request: Request) -> dict[str, Any]:
+        outcome = await executor.execute(
+            ExecuteCommand(caller=account, language=request_language(request), **body.model_dump())
+        )
         return outcome.as_dict()
 
     @api.post("/capabilities/resolve")
@@ -79,7 +82,8 @@ def router(executor: ToolExecutor, skills: SkillService) -> APIRouter:
         return skills.read_file(body.kn_id, body.skill_id or "", body.path or "", account)
 
     @api.post("/skills/execute")
-    async def skill_execute(body: SkillBody, account: Account) -> dict[str, Any]:
-        return await skills.execute(body.kn_id, body.skill_id or "", body.args, account)
+    async def skill_execute(body: SkillBody, account: Account, request: Request) -> dict[str, Any]:
+        return await skills.execute(body.kn_id, body.skill_id or "", body.args, account,
+                                    request_language(request))
 
     return api

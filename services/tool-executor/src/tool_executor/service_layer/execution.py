@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Protocol
@@ -25,13 +24,15 @@ from opentelemetry import trace
 from bkn_common import events as ev
 from bkn_common.background import BackgroundTasks
 from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.i18n import DEFAULT_LANGUAGE, Language
 from tool_executor.adapters.mcp_client import call_mcp_tool
 from tool_executor.adapters.openapi_client import OpenApiClient
-from tool_executor.adapters.sandbox import SandboxLimits, run_function
 from tool_executor.domain.arguments import arguments_hash, split_transport_fields
 from tool_executor.domain.errors import ExecCode
 from tool_executor.domain.openapi import MissingParameters, plan_request
+from tool_executor.domain.sandbox import SandboxLimits
 from tool_executor.service_layer.projection import FactoryState
+from tool_executor.service_layer.sandbox import Sandbox, function_outcome
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer("tool_executor")
@@ -60,6 +61,7 @@ class ExecuteCommand:
     receipt_id: str | None = None
     conversation_id: str | None = None
     interaction_id: str | None = None
+    language: Language = DEFAULT_LANGUAGE  # of messages in a sandboxed function's error body
 
 
 @dataclass
@@ -89,14 +91,16 @@ class ToolExecutor:
         receipts: ReceiptSink,
         journal: ReceiptJournal,
         http: OpenApiClient,
-        max_output_chars: int,
+        sandbox: Sandbox,
+        sandbox_limits: SandboxLimits,
         recovery_grace_seconds: float = 30.0,
     ) -> None:
         self.state = state
         self._receipts = receipts
         self._journal = journal
         self._http = http
-        self._max_output = max_output_chars
+        self._sandbox = sandbox
+        self._limits = sandbox_limits  # the tool's own cpu / memory / wall / network replace these
         self._grace = recovery_grace_seconds
         self._closing = BackgroundTasks()
 
@@ -123,7 +127,7 @@ class ToolExecutor:
                               started=started, span=span)
             await self._open_journal(receipt("upstream_error", None, outcome_known=False), ref)
             try:
-                status, body, outcome = await self._dispatch(ref, arguments, proxy_id)
+                status, body, outcome = await self._dispatch(ref, arguments, proxy_id, cmd.language)
             except ApiError as exc:
                 if exc.status >= 500:  # dispatched, and the upstream failed or timed out
                     await self._record(receipt(_failure_outcome(exc), None))
@@ -178,7 +182,7 @@ class ToolExecutor:
         return max(box.timeout_seconds, function.wall_seconds if function else 0.0)
 
     async def _dispatch(
-        self, ref: ev.CapabilityRef, arguments: dict[str, Any], proxy_id: str
+        self, ref: ev.CapabilityRef, arguments: dict[str, Any], proxy_id: str, language: Language
     ) -> tuple[int | None, Any, ev.execution.Outcome]:
         if ref.capability_type == "mcp_tool":
             return await self._call_mcp(ref, arguments)
@@ -187,7 +191,7 @@ class ToolExecutor:
         if box.kind == "openapi" and tool.openapi is not None:
             return await self._call_openapi(box, tool.openapi, arguments, proxy_id)
         if tool.function is not None:
-            return await self._call_function(tool.function, arguments)
+            return await self._call_function(tool.function, arguments, language)
         raise ApiError(ExecCode.TOOL_NOT_FOUND, 404, params={"capability": ref.key})
 
     async def _call_openapi(
@@ -231,23 +235,15 @@ class ToolExecutor:
         return None, body, "tool_error" if result.is_error else "succeeded"
 
     async def _call_function(
-        self, code: ev.FunctionCode, arguments: dict[str, Any]
+        self, code: ev.FunctionCode, arguments: dict[str, Any], language: Language
     ) -> tuple[int | None, Any, ev.execution.Outcome]:
-        limits = SandboxLimits(code.cpu_seconds, code.memory_mb, code.wall_seconds,
-                               self._max_output, code.allow_network)
-        result = await run_function(code.source, code.handler, arguments, limits)
+        limits = replace(self._limits, cpu_seconds=code.cpu_seconds, memory_mb=code.memory_mb,
+                         wall_seconds=code.wall_seconds, allow_network=code.allow_network)
+        result = await self._sandbox.run_function(code.source, code.handler, arguments, limits)
         if result.timed_out:
             raise ApiError(ExecCode.UPSTREAM_TIMEOUT, 504, params={"seconds": code.wall_seconds})
-        if result.exit_code == 0 and result.stdout_truncated:
-            return None, {"error": "function output exceeded the output limit",
-                          "limit_chars": self._max_output}, "sandbox_error"
-        if result.exit_code == 0:
-            try:
-                return None, json.loads(result.stdout)["result"], "succeeded"
-            except (ValueError, KeyError):
-                return None, {"error": "function output was not JSON", "stdout": result.stdout}, "sandbox_error"
-        return None, {"error": "function failed", "exit_code": result.exit_code,
-                      "stderr": result.stderr[-2000:]}, "tool_error"
+        body, outcome = function_outcome(result, limits, language)
+        return None, body, outcome
 
     def _receipt(
         self,

@@ -7,9 +7,11 @@ from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.errors import ApiError, ErrorCode
-from tool_executor.adapters.sandbox import SandboxLimits, run_skill
+from bkn_common.i18n import DEFAULT_LANGUAGE, Language
 from tool_executor.domain.errors import ExecCode
+from tool_executor.domain.sandbox import SandboxLimits, SandboxReason, failure_reason
 from tool_executor.service_layer.projection import FactoryState
+from tool_executor.service_layer.sandbox import Sandbox, sandbox_error
 
 MAX_CONTENT_CHARS = 40_000
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -17,9 +19,10 @@ CONTENT_FILES = ("SKILL.md", "README.md", "skill.md", "readme.md")
 
 
 class SkillService:
-    def __init__(self, state: FactoryState, max_output_chars: int = 8000) -> None:
+    def __init__(self, state: FactoryState, sandbox: Sandbox, limits: SandboxLimits) -> None:
         self.state = state
-        self._max_output = max_output_chars
+        self._sandbox = sandbox
+        self._limits = limits  # skills declare no limits of their own (and get no network)
 
     def _mounted_skill(self, kn_id: str, skill_id: str, account: str) -> ev.SkillUpserted:
         self.state.require_network_permission(kn_id, account, "view_detail")
@@ -68,16 +71,25 @@ class SkillService:
         return {"skill_id": skill_id, "path": normalized, "content": content,
                 "truncated": truncated, "size_bytes": size}
 
-    async def execute(self, kn_id: str, skill_id: str, args: list[str], account: str) -> dict[str, Any]:
+    async def execute(
+        self, kn_id: str, skill_id: str, args: list[str], account: str,
+        language: Language = DEFAULT_LANGUAGE,
+    ) -> dict[str, Any]:
+        """Run the skill's entry; a non-zero exit is the skill's answer, a limit adds ``error``."""
         skill = self._mounted_skill(kn_id, skill_id, account)
-        result = await run_skill(skill.files, skill.entry, args,
-                                 SandboxLimits(cpu_seconds=10, memory_mb=512, wall_seconds=30,
-                                               max_output_chars=self._max_output))
-        return {
+        result = await self._sandbox.run_skill(skill.files, skill.entry, args, self._limits)
+        answer: dict[str, Any] = {
             "skill_id": skill_id, "exit_code": result.exit_code, "stdout": result.stdout,
             "stderr": result.stderr, "stdout_truncated": result.stdout_truncated,
             "stderr_truncated": result.stderr_truncated, "timed_out": result.timed_out,
         }
+        reason = failure_reason(result)
+        if result.timed_out:
+            answer["error"] = sandbox_error(ExecCode.UPSTREAM_TIMEOUT, self._limits, language,
+                                            seconds=self._limits.wall_seconds)
+        elif reason is not None and reason != SandboxReason.FUNCTION_FAILED:
+            answer["error"] = sandbox_error(reason, self._limits, language)
+        return answer
 
 
 def _truncate(text: str) -> tuple[str, bool]:
