@@ -18,6 +18,7 @@ BENCHMARKS = [
     "bench.capability_eval.evaluate",
     "bench.materialize_capabilities",
     "bench.search_capabilities",
+    "bench.sandbox",
     "bench.execute_tool",
     "bench.mcp_vs_rest",
     "bench.trace_overhead",
