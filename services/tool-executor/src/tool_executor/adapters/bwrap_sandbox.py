@@ -25,15 +25,14 @@ import subprocess
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from tool_executor.adapters.sandbox_run import (
     GUARD,
+    GuardedSandbox,
     function_request,
     payload_env,
     run_contained,
     set_limits,
-    skill_request,
 )
 from tool_executor.domain.sandbox import SandboxLimits, SandboxResult
 
@@ -77,7 +76,7 @@ def _system_view() -> list[str]:
     return args
 
 
-class BwrapSandbox:
+class BwrapSandbox(GuardedSandbox):
     def __init__(
         self,
         bwrap: str = "bwrap",
@@ -155,13 +154,3 @@ class BwrapSandbox:
                                        preexec=partial(set_limits, limits), signal_of=_signal_of)
         finally:
             self._uids.put_nowait(uid)
-
-    async def run_function(
-        self, source: str, handler: str, arguments: dict[str, Any], limits: SandboxLimits
-    ) -> SandboxResult:
-        return await self._run("function", function_request(source, handler, arguments, limits), limits)
-
-    async def run_skill(
-        self, files: dict[str, str], entry: str, args: list[str], limits: SandboxLimits
-    ) -> SandboxResult:
-        return await self._run("skill", skill_request(files, entry, args, limits), limits)

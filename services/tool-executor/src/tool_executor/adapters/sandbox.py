@@ -11,15 +11,13 @@ import asyncio
 import sys
 import tempfile
 from functools import partial
-from typing import Any
 
 from tool_executor.adapters.sandbox_run import (
     GUARD,
-    function_request,
+    GuardedSandbox,
     payload_env,
     run_contained,
     set_limits,
-    skill_request,
 )
 from tool_executor.domain.sandbox import SandboxLimits, SandboxResult
 
@@ -28,7 +26,7 @@ def _signal_of(returncode: int) -> int | None:
     return -returncode if returncode < 0 else None
 
 
-class ProcessSandbox:
+class ProcessSandbox(GuardedSandbox):
     def __init__(self, python: str = sys.executable, max_concurrent: int = 8) -> None:
         self._python = python
         self._slots = asyncio.Semaphore(max_concurrent)
@@ -41,13 +39,3 @@ class ProcessSandbox:
                     env=payload_env(scratch), cwd=scratch, preexec=partial(set_limits, limits),
                     signal_of=_signal_of,
                 )
-
-    async def run_function(
-        self, source: str, handler: str, arguments: dict[str, Any], limits: SandboxLimits
-    ) -> SandboxResult:
-        return await self._run("function", function_request(source, handler, arguments, limits), limits)
-
-    async def run_skill(
-        self, files: dict[str, str], entry: str, args: list[str], limits: SandboxLimits
-    ) -> SandboxResult:
-        return await self._run("skill", skill_request(files, entry, args, limits), limits)

@@ -151,3 +151,20 @@ def payload_env(scratch: str) -> dict[str, str]:
     """The whole environment a payload gets: nothing of the service's."""
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
             "HOME": scratch, "TMPDIR": scratch}
+
+
+class GuardedSandbox:
+    """The Sandbox port over the guard's two modes; an adapter supplies ``_run``."""
+
+    async def _run(self, mode: str, stdin: bytes, limits: SandboxLimits) -> SandboxResult:
+        raise NotImplementedError
+
+    async def run_function(
+        self, source: str, handler: str, arguments: dict[str, Any], limits: SandboxLimits
+    ) -> SandboxResult:
+        return await self._run("function", function_request(source, handler, arguments, limits), limits)
+
+    async def run_skill(
+        self, files: dict[str, str], entry: str, args: list[str], limits: SandboxLimits
+    ) -> SandboxResult:
+        return await self._run("skill", skill_request(files, entry, args, limits), limits)
