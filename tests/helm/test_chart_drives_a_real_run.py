@@ -77,8 +77,10 @@ class Rendered:
 
 
 def loopback_values(infra: Infra, base: int, dev_key: str) -> dict[str, Any]:
-    ports = {key: {"port": base + offset} for key, offset in OFFSETS.items()}
+    ports: dict[str, dict[str, Any]] = {key: {"port": base + offset} for key, offset in OFFSETS.items()}
     ports["gateway"]["service"] = {"port": base}
+    for key in ("capabilityIndex", "toolExecutor", "ontologyQuery", "knowledgeBase"):
+        ports[key]["checkpoints"] = {"enabled": True, "intervalSeconds": 5}
     return {
         "kafka": {"bootstrapServers": infra.kafka, "topicPrefix": f"helm{uuid.uuid4().hex[:10]}."},
         "redis": {"url": infra.redis},

@@ -43,12 +43,12 @@ app.kubernetes.io/part-of: context-loader
 {{/* The components: values key → Kubernetes name, Python module, settings prefix, who uses
 Redis and who calls its internal API. */}}
 {{- define "cl.componentTable" -}}
-gateway: {name: gateway, module: gateway, prefix: GATEWAY_, redis: true, callers: []}
-capabilityIndex: {name: capability-index, module: capability_index, prefix: CAPABILITY_INDEX_, redis: false, callers: [gateway]}
-toolExecutor: {name: tool-executor, module: tool_executor, prefix: TOOL_EXECUTOR_, redis: true, callers: [gateway]}
-traceRecorder: {name: trace-recorder, module: trace_recorder, prefix: TRACE_RECORDER_, redis: true, callers: [gateway]}
-ontologyQuery: {name: ontology-query, module: ontology_query, prefix: ONTOLOGY_QUERY_, redis: false, callers: [gateway]}
-knowledgeBase: {name: knowledge-base, module: knowledge_base, prefix: KNOWLEDGE_BASE_, redis: false, callers: [gateway]}
+gateway: {name: gateway, module: gateway, prefix: GATEWAY_, redis: true, checkpoints: false, callers: []}
+capabilityIndex: {name: capability-index, module: capability_index, prefix: CAPABILITY_INDEX_, redis: false, checkpoints: true, callers: [gateway]}
+toolExecutor: {name: tool-executor, module: tool_executor, prefix: TOOL_EXECUTOR_, redis: true, checkpoints: true, callers: [gateway]}
+traceRecorder: {name: trace-recorder, module: trace_recorder, prefix: TRACE_RECORDER_, redis: true, checkpoints: false, callers: [gateway]}
+ontologyQuery: {name: ontology-query, module: ontology_query, prefix: ONTOLOGY_QUERY_, redis: false, checkpoints: true, callers: [gateway]}
+knowledgeBase: {name: knowledge-base, module: knowledge_base, prefix: KNOWLEDGE_BASE_, redis: true, checkpoints: true, callers: [gateway]}
 {{- end -}}
 
 {{/* The enabled components in a fixed order: a list of {key, name, module, prefix, ...}. */}}
