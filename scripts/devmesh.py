@@ -72,6 +72,11 @@ class MeshLayout:
             "logistics_mcp": f"http://127.0.0.1:{self.port(13)}/mcp",
         }
 
+    @property
+    def mesh_secret(self) -> str:
+        """This run folder's internal secret (every process of the mesh signs with it)."""
+        return ensure_mesh_secret(self.run_dir)
+
     def env(self) -> dict[str, str]:
         urls = self.urls()
         env = {
@@ -99,8 +104,10 @@ class MeshLayout:
             "CAPABILITY_INDEX_CHECKPOINT_DIR": str(self.checkpoint_dir),
             "TOOL_EXECUTOR_CHECKPOINT_DIR": str(self.checkpoint_dir),
             "ONTOLOGY_QUERY_CHECKPOINT_DIR": str(self.checkpoint_dir),
+            "MESH_INTERNAL_SECRET": self.mesh_secret,
             "PYTHONUNBUFFERED": "1",
         }
+        env.pop("MESH_INTERNAL_SECRET_PREVIOUS", None)
         env.update(self.extra_env)
         return env
 
@@ -170,6 +177,22 @@ def ensure_identity(run_dir: Path) -> str:
     key_file.write_text(keys["dev"] + "\n")
     os.chmod(key_file, 0o600)
     return keys["dev"]
+
+
+def ensure_mesh_secret(run_dir: Path) -> str:
+    """The run folder's ``MESH_INTERNAL_SECRET``, generated once (mode 0600)."""
+    secret_file = run_dir / "mesh_internal_secret"
+    if secret_file.exists():
+        return secret_file.read_text().strip()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    secret = secrets.token_urlsafe(32)
+    try:
+        fd = os.open(secret_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process of this run folder made it first
+        return secret_file.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(secret + "\n")
+    return secret
 
 
 def _pid_file(layout: MeshLayout, name: str) -> Path:

@@ -47,7 +47,7 @@ OFFSETS = {"gateway": 0, "capabilityIndex": 2, "toolExecutor": 3, "traceRecorder
 KNOWLEDGE_BASE = importlib.util.find_spec("knowledge_base") is not None
 # Names agreed between the engineers whose settings land with other issues (13: trace-recorder
 # store, 14: internal credential). Allowed only until they land; delete each entry then.
-PENDING: set[str] = {"MESH_INTERNAL_SECRET"}
+PENDING: set[str] = set()
 
 
 @dataclass

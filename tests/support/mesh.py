@@ -13,7 +13,14 @@ from typing import Any
 import devmesh
 import httpx
 
+from bkn_common.mesh_auth import MeshSigner
+from bkn_common.mesh_http import MeshAuth
 from tests.support.infra import Infra
+
+
+def mesh_auth(secret: str, caller: str = "tests") -> MeshAuth:
+    """httpx auth signing as a mesh service holding ``secret``."""
+    return MeshAuth(MeshSigner(secret, caller))
 
 
 @dataclass
@@ -34,6 +41,13 @@ class RunningMesh:
             headers={"Authorization": f"Bearer {self.keys[account]}", **headers},
             timeout=30,
         )
+
+    def internal(self, name: str, account: str | None = None, **headers: str) -> httpx.Client:
+        """A client of one service's ``/internal/`` API, signed as a mesh service would sign."""
+        if account is not None:
+            headers["X-BKN-Account"] = account
+        return httpx.Client(base_url=self.url(name), headers=headers, timeout=30,
+                            auth=mesh_auth(self.layout.mesh_secret))
 
     def call(self, tool: str, body: dict[str, Any], account: str = "dev", **headers: str) -> httpx.Response:
         with self.client(account, **headers) as client:

@@ -12,7 +12,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from bkn_common import events as ev
@@ -346,11 +345,8 @@ def test_no_match_is_200_with_an_empty_list_and_a_message(mesh: RunningMesh) -> 
 
 def test_empty_result_caused_by_lifecycle_points_at_publish_state(mesh: RunningMesh) -> None:
     # the index itself knows nothing of lifecycle (it may lag anyway): it still ranks the hit
-    indexed = httpx.post(
-        f"{mesh.url('capability_index')}/internal/v1/search",
-        json={"kn_id": "supply_chain", "query": "发票"},
-        timeout=10,
-    ).json()
+    with mesh.internal("capability_index") as client:
+        indexed = client.post("/internal/v1/search", json={"kn_id": "supply_chain", "query": "发票"}).json()
     assert "tool_get_invoice" in [h["capability_id"] for h in indexed["hits"]]
     data = ok(search(mesh, query="发票"))  # only the disabled get_invoice matches
     assert data["capabilities"] == []

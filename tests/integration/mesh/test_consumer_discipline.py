@@ -18,7 +18,7 @@ from bkn_common import events as ev
 from bkn_common.keys import event_key
 from bkn_common.topics import LIFECYCLE, dead_letter_topic
 from tests.support.infra import Infra
-from tests.support.mesh import RunningMesh, running_mesh
+from tests.support.mesh import RunningMesh, mesh_auth, running_mesh
 
 
 @pytest.fixture(scope="module")
@@ -101,14 +101,16 @@ def test_a_fresh_store_replaying_from_offset_zero_equals_the_live_one(mesh: Runn
                              stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_until(lambda: _ready(port), timeout=60)
-        live = mesh.url("capability_index")
-        for body in ({"kn_id": "supply_chain"}, {"kn_id": "supply_chain", "query": "结算 订单"},
-                     {"kn_id": "supply_chain", "metadata_types": ["openapi"]}):
-            a = httpx.post(f"{live}/internal/v1/search", json=body, timeout=10).json()
-            b = httpx.post(f"http://127.0.0.1:{port}/internal/v1/search", json=body, timeout=10).json()
-            assert a == b
-        stats_live = httpx.get(f"{live}/internal/v1/stats", timeout=5).json()
-        stats_fresh = httpx.get(f"http://127.0.0.1:{port}/internal/v1/stats", timeout=5).json()
+        auth = mesh_auth(mesh.layout.mesh_secret)
+        with mesh.internal("capability_index") as live, \
+                httpx.Client(base_url=f"http://127.0.0.1:{port}", auth=auth, timeout=10) as fresh_api:
+            for body in ({"kn_id": "supply_chain"}, {"kn_id": "supply_chain", "query": "结算 订单"},
+                         {"kn_id": "supply_chain", "metadata_types": ["openapi"]}):
+                a = live.post("/internal/v1/search", json=body).json()
+                b = fresh_api.post("/internal/v1/search", json=body).json()
+                assert a == b
+            stats_live = live.get("/internal/v1/stats").json()
+            stats_fresh = fresh_api.get("/internal/v1/stats").json()
         assert stats_live == stats_fresh
     finally:
         fresh.terminate()

@@ -7,8 +7,6 @@ import json
 import time
 from typing import Any
 
-import httpx
-
 from tests.integration.mcp.support import connect, data, ok, refused, start
 from tests.integration.ontology.helpers import KN
 from tests.support.mesh import RunningMesh
@@ -46,10 +44,11 @@ async def test_managed_query_with_guidance_receipt_and_evidence(mesh: RunningMes
 
 
 def _evidence(mesh: RunningMesh, interaction_id: str, account: str) -> dict[str, Any]:
-    url = f"{mesh.url('trace_recorder')}/internal/v1/interactions/{interaction_id}"
+    url = f"/internal/v1/interactions/{interaction_id}"
     deadline = time.monotonic() + 20
     while True:
-        view = httpx.get(url, headers={"X-BKN-Account": account}, timeout=10).json()
+        with mesh.internal("trace_recorder", account) as client:
+            view = client.get(url).json()
         found = [e for op in view.get("operations", []) for e in op["evidence"]]
         if found or time.monotonic() > deadline:
             assert found, view

@@ -7,7 +7,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.support.infra import Infra
@@ -29,7 +28,8 @@ def context(started: dict[str, str]) -> dict[str, str]:
 
 
 def read_interaction(mesh: RunningMesh, interaction_id: str) -> dict[str, Any]:
-    response = httpx.get(f"{mesh.url('trace_recorder')}/internal/v1/interactions/{interaction_id}", timeout=10)
+    with mesh.internal("trace_recorder") as client:
+        response = client.get(f"/internal/v1/interactions/{interaction_id}")
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -81,8 +81,8 @@ def test_a_full_turn_is_readable_with_operations_receipts_evidence_and_spans(mes
         return view
 
     eventually(complete_view)
-    conversation = httpx.get(
-        f"{mesh.url('trace_recorder')}/internal/v1/conversations/{ctx['conversation_id']}", timeout=10).json()
+    with mesh.internal("trace_recorder") as client:
+        conversation = client.get(f"/internal/v1/conversations/{ctx['conversation_id']}").json()
     assert [i["interaction_id"] for i in conversation["interactions"]] == [ctx["interaction_id"]]
 
 
@@ -96,8 +96,8 @@ def test_only_spans_of_managed_calls_reach_trace_core(mesh: RunningMesh) -> None
     assert managed.status_code == 200
 
     def spans_by_trace() -> dict[str, set[str]]:
-        response = httpx.get(f"{mesh.url('trace_recorder')}/internal/v1/state/snapshot",
-                             params={"section": "spans"}, timeout=10)
+        with mesh.internal("trace_recorder") as client:
+            response = client.get("/internal/v1/state/snapshot", params={"section": "spans"})
         out: dict[str, set[str]] = {}
         for key, span in response.json().items():
             out.setdefault(key.split("/")[0], set()).add(span["service_name"])

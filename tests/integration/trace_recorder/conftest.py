@@ -28,6 +28,8 @@ from redis.asyncio import Redis
 from bkn_common.events import Event, encode_event
 from bkn_common.kafka import ensure_topics
 from bkn_common.keys import event_key
+from bkn_common.mesh_auth import MeshSigner
+from bkn_common.mesh_http import MeshAuth
 from bkn_common.projection import ProjectionRunner
 from bkn_common.topics import ALL_TOPICS, projection_topics, topic_for_event
 from trace_recorder.bootstrap import CONSUMER, build_app
@@ -36,6 +38,7 @@ from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.settings import TraceRecorderSettings
 
 INFRA = TraceRecorderSettings()
+SECRET = "integration-test-mesh-secret-0123"
 TOPICS = projection_topics(CONSUMER)
 
 
@@ -130,6 +133,7 @@ class Env:
 
     def settings(self, **overrides: Any) -> TraceRecorderSettings:
         # the app's own spans stay off the spans topic, so the log is exactly what tests write
+        overrides.setdefault("mesh_internal_secret", SECRET)
         return TraceRecorderSettings(topic_prefix=self.topic_prefix,
                                      redis_prefix=self.redis_prefix,
                                      span_export_to_kafka=False, **{**self.view, **overrides})
@@ -142,7 +146,7 @@ class Env:
             await asyncio.wait_for(app.state.runner.caught_up.wait(), 60)
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://trace.test",
-                                         timeout=30) as client:
+                                         timeout=30, auth=MeshAuth(MeshSigner(SECRET, "gateway"))) as client:
                 yield Running(app, client)
 
     async def publish(self, events: Sequence[Event]) -> None:

@@ -8,11 +8,15 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from bkn_common.mesh_auth import MeshSigner
+from bkn_common.mesh_http import MeshAuth
 from bkn_common.service import make_service_app, state_router
+from bkn_common.settings import ServiceSettings
 from trace_recorder.entrypoints.http import install_trace_errors, router
 from trace_recorder.service_layer.health import Health
 
 ALICE = {"X-BKN-Account": "alice"}
+SECRET = "unit-test-mesh-secret-0123456789"
 
 
 class Projection:
@@ -29,14 +33,16 @@ def projection() -> Projection:
 
 @pytest.fixture
 async def client(rig, projection) -> AsyncIterator[httpx.AsyncClient]:
-    app = make_service_app(title="trace-recorder", resources=[], readiness={})
+    settings = ServiceSettings(mesh_internal_secret=SECRET)
+    app = make_service_app(title="trace-recorder", settings=settings, resources=[], readiness={})
     install_trace_errors(app)
     health = Health(rig.coordination, projection)
     app.include_router(state_router(rig.store))
     app.include_router(router(rig.lifecycle, rig.operations, rig.store, health,
                               capture_enabled=True, replay_wait_seconds=0.05))
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://trace.test") as c:
+    async with httpx.AsyncClient(transport=transport, base_url="http://trace.test",
+                                 auth=MeshAuth(MeshSigner(SECRET, "gateway"))) as c:
         yield c
 
 

@@ -16,6 +16,8 @@ from rich.progress import Progress
 from bkn_common import rebuildable
 from bkn_common.digest import differing_keys, state_digest
 from bkn_common.kafka import EventPublisher, ensure_topics, make_broker
+from bkn_common.mesh_auth import MeshSecretMissing, signer_from
+from bkn_common.mesh_http import MeshAuth
 from bkn_common.topics import ALL_TOPICS
 from clctl.bundle import BundleError, bundle_events, load_bundle
 from clctl.replay import StartAt, dump, rebuild
@@ -114,7 +116,8 @@ def replay(
     live: dict[str, Any] | None = None
     base = (live_url or target.default_url).rstrip("/")
     if verify:
-        live = httpx.get(f"{base}/internal/v1/state/digest", timeout=60).json()
+        with _live_client(settings, base) as client:
+            live = client.get("/internal/v1/state/digest").raise_for_status().json()
     console.print(summary_table(service, rebuilt, live))
     if live is None:
         return
@@ -125,12 +128,23 @@ def replay(
     if not differing:
         typer.echo(f"verify: identical to the live state ({rebuilt['sha256'][:16]})")
         return
-    for name in differing:
-        live_section = httpx.get(f"{base}/internal/v1/state/snapshot", params={"section": name}, timeout=60).json()
-        keys = differing_keys(snapshot.get(name), live_section)
-        typer.echo(f"verify: section {name} differs (rebuilt {rebuilt['sections'].get(name, {}).get('count')}, "
-                   f"live {live['sections'].get(name, {}).get('count')}): {', '.join(keys) or '(values)'}")
+    with _live_client(settings, base) as client:
+        for name in differing:
+            live_section = client.get("/internal/v1/state/snapshot", params={"section": name}).json()
+            keys = differing_keys(snapshot.get(name), live_section)
+            typer.echo(f"verify: section {name} differs (rebuilt {rebuilt['sections'].get(name, {}).get('count')}, "
+                       f"live {live['sections'].get(name, {}).get('count')}): {', '.join(keys) or '(values)'}")
     raise typer.Exit(1)
+
+
+def _live_client(settings: ClctlSettings, base: str) -> httpx.Client:
+    """A client of the live service's /internal/ API, signed with MESH_INTERNAL_SECRET."""
+    try:
+        auth = MeshAuth(signer_from(settings))
+    except MeshSecretMissing as exc:
+        typer.echo(f"cannot verify: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    return httpx.Client(base_url=base, timeout=60, auth=auth)
 
 
 @app.command("dump")

@@ -66,6 +66,7 @@ class ErrorCode:
     """Codes shared by every service (services register their own in their domain)."""
 
     UNAUTHENTICATED = "unauthenticated"
+    INTERNAL_UNAUTHENTICATED = "internal_unauthenticated"
     PERMISSION_DENIED = "permission_denied"
     NETWORK_PERMISSION_DENIED = "network_permission_denied"
     INVALID_REQUEST = "invalid_request"
@@ -83,6 +84,10 @@ register_messages(
         ErrorCode.UNAUTHENTICATED: {
             "zh-CN": "未认证：请在 Authorization 头中提供有效的 Bearer 令牌（OAuth 访问令牌或 bak_ AppKey）。{reason}",
             "en-US": "Not authenticated: send a valid Bearer token (OAuth access token or bak_ AppKey) in the Authorization header. {reason}",
+        },
+        ErrorCode.INTERNAL_UNAUTHENTICATED: {
+            "zh-CN": "内部接口拒绝访问：请求没有有效的网格服务凭证（{reason}）；/internal/ 接口只接受网格内服务签名的调用。",
+            "en-US": "Internal API refused: the request carries no valid mesh service credential ({reason}); /internal/ APIs accept only calls signed by a mesh service.",
         },
         ErrorCode.PERMISSION_DENIED: {
             "zh-CN": "权限不足：{reason}",

@@ -21,6 +21,8 @@ from bkn_common.http import (
     install_error_handlers,
 )
 from bkn_common.kafka import ensure_topics
+from bkn_common.mesh_auth import verifier_from
+from bkn_common.mesh_http import MeshGuard
 from bkn_common.projection import Projection, ProjectionRunner
 from bkn_common.settings import CheckpointSettings, ServiceSettings
 from bkn_common.span_export import exporting_spans, kafka_span_processor
@@ -94,6 +96,7 @@ def service_telemetry(settings: ServiceSettings) -> tuple[TracerProvider, list[R
 def make_service_app(
     *,
     title: str,
+    settings: ServiceSettings,
     resources: Sequence[Resource],
     readiness: Mapping[str, ReadinessCheck],
     edge: bool = False,
@@ -101,9 +104,12 @@ def make_service_app(
 ) -> FastAPI:
     """A FastAPI app with the envelope, health probes and the given resources in its lifespan.
 
-    ``edge``: the app faces callers outside the mesh (the gateway), whose baggage is not trusted.
+    ``edge``: the app faces callers outside the mesh (the gateway), whose baggage and internal
+    headers are not trusted. Every ``/internal/`` route needs a mesh signature
+    (``bkn_common.mesh_auth``); without ``MESH_INTERNAL_SECRET`` the service refuses to start.
     ``runners``: projections whose progress ``/readyz`` reports (offsets done / total, checkpoint).
     """
+    verifier = verifier_from(settings)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -119,6 +125,7 @@ def make_service_app(
         title=title, lifespan=lifespan, docs_url=None, redoc_url=None,
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
+    app.add_middleware(MeshGuard, verifier=verifier, edge=edge)  # inside the request id
     install_error_handlers(app)
     app.add_middleware(TraceContextMiddleware, service_name=title, edge=edge)
     app.include_router(health_router(

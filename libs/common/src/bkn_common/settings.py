@@ -7,7 +7,7 @@ existing infrastructure. Nothing else in the code reads ``os.environ``.
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -36,6 +36,17 @@ class ServiceSettings(BaseSettings):
     otel_sdk_disabled: bool = Field(False, validation_alias=_env("OTEL_SDK_DISABLED"))
     span_export_to_kafka: bool = Field(True, validation_alias=_env("SPAN_EXPORT_TO_KAFKA"))
     log_level: str = Field("INFO", validation_alias=_env("LOG_LEVEL"))
+    # service identity on internal hops (docs/operations.md#security): signs and checks
+    # every /internal/ call; the previous secret is also accepted while a rotation rolls out
+    mesh_internal_secret: SecretStr | None = Field(
+        None, validation_alias=_env("MESH_INTERNAL_SECRET")
+    )
+    mesh_internal_secret_previous: SecretStr | None = Field(
+        None, validation_alias=_env("MESH_INTERNAL_SECRET_PREVIOUS")
+    )
+    mesh_internal_max_skew_seconds: float = Field(
+        30, gt=0, validation_alias=_env("MESH_INTERNAL_MAX_SKEW_SECONDS")
+    )
 
 
 class CheckpointSettings(ServiceSettings):

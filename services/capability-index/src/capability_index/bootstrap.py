@@ -29,6 +29,7 @@ def build_app(settings: CapabilityIndexSettings) -> FastAPI:
     runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), index)
     app = make_service_app(
         title="capability-index",
+        settings=settings,
         resources=[*telemetry, partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
         runners={"kafka_projection": runner},

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 from bkn_common.kafka import EventPublisher, make_broker
+from bkn_common.mesh_auth import signer_from
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import connected_broker, make_service_app, service_telemetry
 from gateway.adapters.idempotency import IdempotencyStore
@@ -32,6 +33,7 @@ def build_deps(settings: GatewaySettings) -> Deps:
         trace_recorder=settings.trace_recorder_url,
         ontology_query=settings.ontology_query_url,
         timeout=settings.internal_timeout_seconds,
+        signer=signer_from(settings),
     )
     redis = make_redis(settings)
     prefix = f"bkn:{settings.topic_prefix}gateway:"
@@ -85,6 +87,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
 
     app = make_service_app(
         title="gateway",
+        settings=settings,
         resources=[*telemetry, clients, partial(connected_broker, broker), mcp_sessions],
         readiness={
             "redis": redis_check,

@@ -55,6 +55,7 @@ def build_app(settings: OntologyQuerySettings) -> FastAPI:
     runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), state)
     app = make_service_app(
         title="ontology-query",
+        settings=settings,
         resources=[*telemetry, partial(frozen_after_catch_up, runner),
                    partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner)},

@@ -108,6 +108,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
 
     app = make_service_app(
         title="tool-executor",
+        settings=settings,
         resources=[*telemetry, partial(aclosing, http), partial(aclosing, redis),
                    partial(running_projection, settings, runner), partial(connected_broker, broker),
                    receipts_recovered, action_consumer],

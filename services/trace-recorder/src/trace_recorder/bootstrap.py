@@ -58,6 +58,7 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
 
     app = make_service_app(
         title="trace-recorder",
+        settings=settings,
         resources=[*telemetry, partial(_closing, store), partial(aclosing, redis),
                    partial(running_projection, settings, runner), partial(_pruning, settings, store),
                    partial(connected_broker, broker), partial(_draining, core)],

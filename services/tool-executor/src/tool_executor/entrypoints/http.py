@@ -1,4 +1,5 @@
-"""Internal HTTP API of tool-executor (called by the gateway; the caller comes in X-BKN-Account)."""
+"""Internal HTTP API of tool-executor (called by the gateway; the caller comes in the signed
+X-BKN-Account, checked by ``bkn_common.mesh_http.MeshGuard`` before any route runs)."""
 
 from __future__ import annotations
 
