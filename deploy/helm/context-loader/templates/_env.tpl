@@ -62,6 +62,10 @@
   value: {{ .Values.toolExecutor.defaultTimeoutSeconds | quote }}
 - name: TOOL_EXECUTOR_MAX_OUTPUT_CHARS
   value: {{ .Values.toolExecutor.maxOutputChars | quote }}
+- name: TOOL_EXECUTOR_SANDBOX
+  value: {{ .Values.toolExecutor.sandbox | quote }}
+- name: TOOL_EXECUTOR_SANDBOX_MAX_CONCURRENT
+  value: {{ .Values.toolExecutor.sandboxMaxConcurrent | quote }}
 {{- end -}}
 
 {{- define "cl.env.traceRecorder" -}}
