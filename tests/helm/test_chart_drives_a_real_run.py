@@ -45,9 +45,6 @@ pytestmark = pytest.mark.integration
 OFFSETS = {"gateway": 0, "capabilityIndex": 2, "toolExecutor": 3, "traceRecorder": 4, "ontologyQuery": 5,
            "knowledgeBase": 6}
 KNOWLEDGE_BASE = importlib.util.find_spec("knowledge_base") is not None
-# Names agreed between the engineers whose settings land with other issues (13: trace-recorder
-# store, 14: internal credential). Allowed only until they land; delete each entry then.
-PENDING: set[str] = set()
 
 
 @dataclass
@@ -120,6 +117,8 @@ class Pod:
             self._fill(rendered, volumes[mount["name"]], local)
             self.mounts[mount["mountPath"]] = local
         self.env = {item["name"]: self._value(rendered, item) for item in self.container.get("env", [])}
+        stray = {k: v for k, v in self.env.items() if v.startswith(("/var/lib/context-loader", "/etc/context-loader"))}
+        assert not stray, f"paths outside every mounted volume: {stray}"
 
     def _fill(self, rendered: Rendered, volume: dict[str, Any], local: Path) -> None:
         sources: list[tuple[str, str, list[dict[str, str]]]] = []
@@ -146,7 +145,7 @@ class Pod:
             return rendered.secret(ref["name"], ref["key"])
         value = str(item["value"])
         for mount_path, local in self.mounts.items():
-            if value.startswith(mount_path + "/"):
+            if value == mount_path or value.startswith(mount_path + "/"):
                 return str(local) + value[len(mount_path):]
         return value
 
@@ -229,7 +228,7 @@ def test_every_workload_reads_only_names_its_settings_class_reads(rendered: tupl
         container = deployment["spec"]["template"]["spec"]["containers"][0]
         assert container["command"][:2] == ["python", "-m"]
         names = {item["name"] for item in container["env"]}
-        unknown = names - settings_names(container["command"][2]) - PENDING
+        unknown = names - settings_names(container["command"][2])
         assert not unknown, f"{deployment['metadata']['name']} sets names its settings never read: {unknown}"
     for job in chart.kind("Job"):  # clctl; bundles.env (bundle inputs, `${VAR}`) is empty here
         names = {item["name"] for item in job["spec"]["template"]["spec"]["containers"][0]["env"]}
