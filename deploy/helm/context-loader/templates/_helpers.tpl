@@ -299,3 +299,12 @@ imagePullSecrets:
     {{- toYaml . | nindent 4 }}
   {{- end }}
 {{- end -}}
+
+{{/* DNS: port 53 to any destination (pods resolve Services and brokers). */}}
+{{- define "cl.dnsEgress" -}}
+{{- if .Values.networkPolicy.egress.dns -}}
+- ports:
+    - {port: 53, protocol: UDP}
+    - {port: 53, protocol: TCP}
+{{- end -}}
+{{- end -}}
