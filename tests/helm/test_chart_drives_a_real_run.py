@@ -89,7 +89,9 @@ def loopback_values(infra: Infra, base: int, dev_key: str) -> dict[str, Any]:
             # the demo bundle grants `viewer` view_detail on supply_chain: the helm test's search finds it
             "testAccount": {"enabled": True, "id": "viewer"},
         },
-        "bundles": {"enabled": True, "paths": ["examples/supply_chain", "examples/other_network"]},
+        "bundles": {"enabled": True, "paths": ["examples/supply_chain", "examples/other_network"],
+                    "knowledgeBases": [{"path": "examples/knowledge_base", "kb": "handbook", "readers": ["dev"]}]
+                    if KNOWLEDGE_BASE else []},
         **ports,
         "knowledgeBase": {**ports["knowledgeBase"], "enabled": KNOWLEDGE_BASE},
     }
