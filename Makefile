@@ -31,13 +31,14 @@ restart: install  ## restart one service of a running `make up` mesh: make resta
 	@test -n "$(SERVICE)" || { echo "usage: make restart SERVICE=<name> [KILL=1]"; exit 2; }
 	$(PY) scripts/devmesh.py restart $(SERVICE) $(if $(KILL),--kill,)
 
-down:  ## stop everything `make up` started (services, Kafka, Redis)
+down:  ## stop everything `make up` started (services, Kafka, Redis; PostgreSQL if scripts/postgres.sh started it)
 	@test -x $(PY) && $(PY) scripts/devmesh.py down || { scripts/kafka.sh stop; scripts/redis.sh stop; }
+	@scripts/postgres.sh stop >/dev/null
 
 k8s-tools: install  ## helm, helm-unittest, kubeconform, kube-score, kubectl and offline schemas (pinned, cached in .cache/k8s)
 	scripts/k8s-tools.sh
 
-test: install sandbox k8s-tools  ## unit, chart and integration tests (starts and stops the real Kafka and Redis it needs)
+test: install sandbox k8s-tools  ## unit, chart and integration tests (starts and stops the real Kafka, Redis and PostgreSQL it needs)
 	$(PY) -m pytest tests -q
 
 test-unit: install  ## unit tests only (no servers)

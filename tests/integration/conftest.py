@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.infra import Infra, real_infra
+from tests.support.infra import Infra, real_infra, real_postgres
 from tests.support.mesh import RunningMesh, running_mesh
 
 
@@ -14,6 +14,13 @@ from tests.support.mesh import RunningMesh, running_mesh
 def infra() -> Iterator[Infra]:
     with real_infra() as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[str]:
+    """A PostgreSQL URL; started (and stopped) only when a test asks for it."""
+    with real_postgres() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

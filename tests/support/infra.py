@@ -1,8 +1,10 @@
-"""Real Kafka and Redis for integration tests.
+"""Real Kafka, Redis and (for the tests that ask for it) PostgreSQL for integration tests.
 
-Order of preference: ``KAFKA_BOOTSTRAP_SERVERS`` / ``REDIS_URL`` from the environment;
-testcontainers where a Docker daemon answers (laptops); otherwise the project's own scripts
-start the local processes (what CI does). Whatever this module starts, it stops.
+Order of preference: ``KAFKA_BOOTSTRAP_SERVERS`` / ``REDIS_URL`` / ``POSTGRES_URL`` from the
+environment; testcontainers where a Docker daemon answers (laptops); otherwise the project's own
+scripts start the local processes (what CI does). Whatever this module starts, it stops.
+PostgreSQL is started only when a test needs it (:func:`real_postgres`, the ``postgres``
+session fixture).
 """
 
 from __future__ import annotations
@@ -76,3 +78,28 @@ def real_infra() -> Iterator[Infra]:
     else:
         with _local_processes() as infra:
             yield infra
+
+
+@contextmanager
+def real_postgres() -> Iterator[str]:
+    """A PostgreSQL connection URL (postgresql://user[:password]@host:port/db)."""
+    external = os.environ.get("POSTGRES_URL")
+    if external:
+        yield external
+    elif _docker_available():
+        from testcontainers.postgres import PostgresContainer  # type: ignore[import-untyped]
+
+        with PostgresContainer("postgres:16-alpine", driver=None) as container:
+            yield container.get_connection_url()
+    else:
+        script = str(ROOT / "scripts" / "postgres.sh")
+        url = subprocess.run([script, "url"], check=True, capture_output=True, text=True).stdout.strip()
+        port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+        started = not _answers("127.0.0.1", port)
+        if started:
+            subprocess.run([script, "start"], check=True)
+        try:
+            yield url
+        finally:
+            if started:
+                subprocess.run([script, "stop"], check=False)

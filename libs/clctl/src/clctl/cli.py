@@ -147,6 +147,26 @@ def _live_client(settings: ClctlSettings, base: str) -> httpx.Client:
     return httpx.Client(base_url=base, timeout=60, auth=auth)
 
 
+@app.command()
+def migrate(
+    service: Annotated[str, typer.Argument(help="A service with a bkn.migrate entry point.")],
+) -> None:
+    """Run a service's store schema migrations (the service also runs them at start).
+
+    The service reads its own settings (e.g. TRACE_RECORDER_STORE, TRACE_RECORDER_DATABASE_URL)."""
+    from importlib.metadata import entry_points
+
+    found = [ep for ep in entry_points(group="bkn.migrate") if ep.name == service]
+    if not found:
+        names = sorted({ep.name for ep in entry_points(group="bkn.migrate")})
+        raise typer.BadParameter(f"no bkn.migrate entry point named {service!r}; installed: {', '.join(names)}")
+    try:
+        typer.echo(found[0].load()())
+    except Exception as exc:  # a newer schema, an unreachable database: say it, exit non-zero
+        typer.echo(f"migrate {service} failed: {exc}", err=True)
+        raise typer.Exit(1) from exc
+
+
 @app.command("dump")
 def dump_topic(
     topic: Annotated[str, typer.Argument(help="Topic name without the prefix (see clctl topics).")],

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from contextlib import nullcontext
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -22,7 +21,6 @@ from typing import Any
 from bkn_common import events as ev
 from bkn_common.digest import state_digest
 from bkn_common.events import EventRecord
-from bkn_common.rebuildable import Rebuildable
 from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.domain.model import (
     Conversation,
@@ -346,10 +344,3 @@ class TraceStore:
         result: str = state_digest(self.snapshot())["sha256"]
         return result
 
-
-REBUILDABLE = Rebuildable(
-    consumer="trace-recorder",
-    open_store=lambda: nullcontext(TraceStore()),
-    default_url="http://127.0.0.1:30783",
-)
-"""The ``bkn.replay`` entry point: what `clctl replay trace-recorder` rebuilds (see bkn_common.rebuildable)."""

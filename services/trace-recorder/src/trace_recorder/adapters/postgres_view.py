@@ -1,0 +1,76 @@
+"""The trace view in PostgreSQL (psycopg 3): shared by every trace-recorder replica.
+
+The reader connection commits with ``synchronous_commit = off``: it carries the live path's
+writes, which the consumer writes again, durably and with their offsets, once it reads them from
+Kafka. Migrations take a transaction-scoped advisory lock so replicas starting together migrate
+once. ``schema`` (optional) puts every table in that schema (``clctl replay`` rebuilds into a
+fresh one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from trace_recorder.adapters.sql_schema import Ddl
+from trace_recorder.adapters.sql_view import SqlDialect, SqlTraceView
+
+_MIGRATION_LOCK = 0x7472616365  # "trace"
+
+
+class PostgresDialect(SqlDialect):
+    ddl = Ddl(bigint="BIGINT", bool="BOOLEAN", double="DOUBLE PRECISION",
+              seq="seq BIGINT GENERATED ALWAYS AS IDENTITY,")
+    insertion_order = "seq"
+    transient = (psycopg.OperationalError, psycopg.InterfaceError)
+    placeholder = "%s"
+
+    def __init__(self, url: str, password: str | None = None, schema: str | None = None,
+                 connect_timeout: float = 5) -> None:
+        params = conninfo_to_dict(url.replace("postgresql+psycopg://", "postgresql://"))
+        if password:
+            params["password"] = password
+        params.setdefault("connect_timeout", str(int(connect_timeout)))
+        params.setdefault("application_name", "trace-recorder")
+        self._conninfo = make_conninfo("", **params)
+        self.schema = schema
+
+    def connect(self, role: str) -> Any:
+        connection = psycopg.connect(self._conninfo, autocommit=True)
+        if self.schema:
+            connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
+            connection.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema)))
+        if role == "reader":
+            connection.execute("SET synchronous_commit TO off")
+        return connection
+
+    @contextmanager
+    def transaction(self, connection: Any) -> Iterator[None]:
+        with connection.transaction():
+            yield
+
+    def lock_migrations(self, cursor: Any) -> None:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+
+    def drop_schema(self) -> None:
+        """Remove ``schema`` and everything in it (a replay's scratch schema)."""
+        if not self.schema:
+            raise ValueError("no schema to drop")
+        with psycopg.connect(self._conninfo, autocommit=True) as connection:
+            connection.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(self.schema)))
+
+
+class PostgresTraceView(SqlTraceView):
+    def prune_statement(self) -> str:
+        return ("DELETE FROM spans WHERE ctid IN (SELECT ctid FROM spans "
+                "WHERE end_time_unix_nano < %s LIMIT %s)")
+
+
+def postgres_view(url: str, password: str | None = None, schema: str | None = None) -> SqlTraceView:
+    """The view in the PostgreSQL database at ``url`` (migrated as needed)."""
+    return PostgresTraceView(PostgresDialect(url, password, schema))
