@@ -220,6 +220,8 @@ def test_the_runner_writes_a_checkpoint_at_stop_and_resumes_from_it(
 
     publish(mesh, instance_burst(400, "stop"))
 
+    at_start: list[dict[str, object]] = []
+
     async def fold(store: OntologyState) -> ProjectionRunner:
         runner = ProjectionRunner(
             bootstrap_servers=mesh.layout.kafka, consumer_name="ontology-query",
@@ -228,6 +230,7 @@ def test_the_runner_writes_a_checkpoint_at_stop_and_resumes_from_it(
             checkpoints=ck.CheckpointFile(tmp_path, "ontology-query", 3600),
         )
         await runner.start()
+        at_start.append(runner.progress())  # before the fold task ran at all
         await asyncio.wait_for(runner.caught_up.wait(), 120)
         await runner.stop()
         return runner
@@ -239,3 +242,7 @@ def test_the_runner_writes_a_checkpoint_at_stop_and_resumes_from_it(
     assert resumed.checkpoint_status.startswith("loaded")
     assert resumed.applied == 0  # nothing replayed: all of it came from the checkpoint
     assert state_digest(second.snapshot()) == state_digest(first.snapshot())
+    zero, resumed_at = at_start
+    assert zero["caught_up"] is False and zero["offsets_done"] == 0
+    assert int(zero["offsets_total"]) >= 400  # type: ignore[call-overload]
+    assert resumed_at["caught_up"] is True and resumed_at["offsets_total"] == 0
