@@ -65,6 +65,10 @@ class CheckpointRejected(Exception):
     """Why a checkpoint file is not used (the message is logged)."""
 
 
+class CheckpointMissing(CheckpointRejected):
+    """There is no checkpoint file (a first start, or checkpoints newly switched on)."""
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """A decoded checkpoint: header fields and the store's data."""
@@ -162,7 +166,7 @@ class CheckpointFile:
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError as exc:
-            raise CheckpointRejected(f"no checkpoint at {self.path}") from exc
+            raise CheckpointMissing(f"no checkpoint at {self.path}") from exc
         except OSError as exc:
             raise CheckpointRejected(f"unreadable: {exc}") from exc
         return decode(raw, self.consumer, store_version)

@@ -28,7 +28,14 @@ from typing import Any, Protocol, runtime_checkable
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
-from bkn_common.checkpoint import Checkpointable, CheckpointFile, CheckpointRejected, check_offsets, encode
+from bkn_common.checkpoint import (
+    Checkpointable,
+    CheckpointFile,
+    CheckpointMissing,
+    CheckpointRejected,
+    check_offsets,
+    encode,
+)
 from bkn_common.events import Event, EventRecord, PoisonMessage, decode_event
 from bkn_common.kafka import topic_partitions
 from bkn_common.topics import TopicSpec, dead_letter_topic
@@ -283,8 +290,9 @@ class ProjectionRunner:
             store.restore_checkpoint(checkpoint.data)
         except CheckpointRejected as exc:
             self.checkpoint_status = f"ignored: {exc}"
-            log.warning("%s: checkpoint %s ignored (%s); rebuilding from offset zero",
-                        self._consumer_name, self._checkpoints.path, exc)
+            level = logging.INFO if isinstance(exc, CheckpointMissing) else logging.WARNING
+            log.log(level, "%s: checkpoint %s ignored (%s); rebuilding from offset zero",
+                    self._consumer_name, self._checkpoints.path, exc)
             return {}
         except Exception as exc:  # a store that cannot take its own data: start from zero
             self.checkpoint_status = f"ignored: restore failed: {type(exc).__name__}: {exc}"
