@@ -8,6 +8,7 @@ lifecycle gate and the exact binding check read it).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -99,8 +100,7 @@ class CatalogState:
             "toolboxes": [v.model_dump(mode="json") for v in self.toolboxes.values()],
             "mcp_servers": [v.model_dump(mode="json") for v in self.servers.values()],
             "skills": [v.model_dump(mode="json") for v in self.skills.values()],
-            "bindings": {kn: [r.model_dump(mode="json") for r in refs.values()]
-                         for kn, refs in self.bindings.items()},
+            "bindings": ref_table(self.bindings.values(), self.bindings),
             "owner_states": [[k[0], k[1], v] for k, v in self.owner_states.items()],
             "tool_states": [[k[0], k[1], v] for k, v in self.tool_states.items()],
             "proxies": [[k, v[0], v[1]] for k, v in self.proxies.items()],
@@ -114,10 +114,7 @@ class CatalogState:
             toolboxes={e.id: e for e in map(ev.ToolboxUpserted.model_validate, data["toolboxes"])},
             servers={e.id: e for e in map(ev.McpServerUpserted.model_validate, data["mcp_servers"])},
             skills={e.id: e for e in map(ev.SkillUpserted.model_validate, data["skills"])},
-            bindings={
-                kn: {r.key: r for r in map(ev.CapabilityRef.model_validate, refs)}
-                for kn, refs in data["bindings"].items()
-            },
+            bindings={kn: {r.key: r for r in refs} for kn, refs in from_ref_table(data["bindings"]).items()},
             owner_states={(str(k), str(o)): str(v) for k, o, v in data["owner_states"]},
             tool_states={(str(o), str(t)): bool(v) for o, t, v in data["tool_states"]},
             proxies={str(k): (str(p), bool(v)) for k, p, v in data["proxies"]},
@@ -180,3 +177,30 @@ class CatalogState:
         if not enabled:
             return GateResult(False, "tool_disabled")
         return GateResult(True)
+
+
+def ref_table(
+    groups: Iterable[Iterable[ev.CapabilityRef] | Mapping[str, ev.CapabilityRef]],
+    names: Iterable[str],
+) -> dict[str, Any]:
+    """Named lists of capability refs as plain data, each distinct ref written once
+    (``refs``: ``[type, id, owner]``; ``lists``: name → positions in ``refs``)."""
+    index: dict[str, int] = {}
+    refs: list[list[str | None]] = []
+    lists: dict[str, list[int]] = {}
+    for name, group in zip(names, groups, strict=True):
+        positions = []
+        for ref in (group.values() if isinstance(group, Mapping) else group):
+            at = index.get(ref.key)
+            if at is None:
+                at = index[ref.key] = len(refs)
+                refs.append([ref.capability_type, ref.capability_id, ref.owner_id])
+            positions.append(at)
+        lists[name] = positions
+    return {"refs": refs, "lists": lists}
+
+
+def from_ref_table(table: dict[str, Any]) -> dict[str, list[ev.CapabilityRef]]:
+    """The lists :func:`ref_table` wrote (each distinct ref validated once, then shared)."""
+    refs = [ev.CapabilityRef(capability_type=t, capability_id=i, owner_id=o) for t, i, o in table["refs"]]
+    return {name: [refs[at] for at in positions] for name, positions in table["lists"].items()}

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from functools import partial
 
 from fastapi import FastAPI
 
+from bkn_common.projection import ProjectionRunner
 from bkn_common.service import (
     make_service_app,
     projection_ready,
@@ -16,11 +20,28 @@ from bkn_common.service import (
 )
 from bkn_common.topics import projection_topics
 from capability_index.domain.embeddings import embedder_from_setting
+from capability_index.domain.tokenizer import warm
 from capability_index.entrypoints.http import router
 from capability_index.service_layer.projection import CapabilityIndex
 from capability_index.settings import CapabilityIndexSettings
 
 CONSUMER = "capability-index"
+
+
+@asynccontextmanager
+async def tokenizer_warmed(runner: ProjectionRunner) -> AsyncIterator[None]:
+    """An index restored from a checkpoint tokenized nothing: load the segmenter once caught
+    up, so the first ranked search does not pay for it."""
+
+    async def warm_when_caught_up() -> None:
+        await runner.caught_up.wait()
+        await asyncio.to_thread(warm)
+
+    task = asyncio.create_task(warm_when_caught_up(), name="capability-index-warm-tokenizer")
+    try:
+        yield
+    finally:
+        task.cancel()
 
 
 def build_app(settings: CapabilityIndexSettings) -> FastAPI:
@@ -30,7 +51,8 @@ def build_app(settings: CapabilityIndexSettings) -> FastAPI:
     app = make_service_app(
         title="capability-index",
         settings=settings,
-        resources=[*telemetry, partial(running_projection, settings, runner)],
+        resources=[*telemetry, partial(running_projection, settings, runner),
+                   partial(tokenizer_warmed, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
         runners={"kafka_projection": runner},
     )

@@ -52,7 +52,7 @@ from capability_index.domain.fusion import (
 )
 from capability_index.domain.query import KIND_WEIGHTS, Concept, analyze_query
 from capability_index.domain.synonyms import SynonymExpander, default_expander
-from capability_index.domain.tokenizer import tokenize
+from capability_index.domain.tokenizer import fingerprint, tokenize
 
 _log = logging.getLogger(__name__)
 
@@ -99,7 +99,6 @@ CONCEPT_IDF_SHARE = 0.5
 # posting value: one (field index, term frequency, field length) triple per field the term
 # occurs in; field lengths live in the posting so scoring needs no extra lookup.
 _Posting = tuple[tuple[int, int, int], ...]
-_TOKENIZER_PROBE = "Convert 汇率换算 for customer invoices (客户发票) via get_exchange_rate, v2.0"
 _WEIGHTS_CACHE_LIMIT = 4_000_000  # cached (term, doc) weights before the cache is flushed
 _ANALYSIS_CACHE_LIMIT = 4_096  # analysed queries kept
 
@@ -279,20 +278,21 @@ class LexicalIndex:
 
     # ------------------------------------------------------------------ checkpoints
     def state(self) -> dict[str, Any]:
-        """The documents and their analysed postings as plain data (a checkpoint's part), so
-        a restore needs no tokenizing. The caches are left out; ``probe`` (a fixed text
-        tokenized now) lets :meth:`load_state` refuse postings of another tokenizer."""
+        """The documents and their analysed terms as plain data (a checkpoint's part), so a
+        restore needs no tokenizing: per document, in insertion order, its text, field lengths
+        and ``[term, [[field, tf, field length], ...]]`` in the order the postings got them.
+        Caches are left out; ``tokenizer`` (:func:`fingerprint`) lets :meth:`load_state`
+        refuse terms of another tokenizer."""
+        postings = self._postings
         return {
-            "probe": self._tokenize(_TOKENIZER_PROBE),
+            "tokenizer": self._fingerprint(),
             "params": [self._k1, self._w, self._b],
             "docs": [
-                [d.capability_id, d.capability_type, d.name, d.description, d.use_rule, d.param_names]
-                for d in self._docs.values()
+                [d.capability_id, d.capability_type, d.name, d.description, d.use_rule, d.param_names,
+                 self._doc_lens[cid], [[t, postings[t][cid]] for t in self._doc_terms[cid]]]
+                for cid, d in self._docs.items()
             ],
-            "doc_terms": self._doc_terms,
-            "doc_lens": self._doc_lens,
-            "postings": self._postings,
-            "len_sums": self._len_sums,
+            "term_order": list(postings),
             "slot_ids": self._slot_ids,
             "free_slots": self._free_slots,
             "version": self._version,
@@ -302,26 +302,29 @@ class LexicalIndex:
         """Restore what :meth:`state` returned into this empty index, all or nothing."""
         if self._docs:
             raise ValueError("load_state needs an empty index")
-        if data["probe"] != self._tokenize(_TOKENIZER_PROBE):
-            raise ValueError("the checkpoint's postings come from another tokenizer")
+        if data["tokenizer"] != self._fingerprint():
+            raise ValueError("the checkpoint's terms come from another tokenizer")
         if data["params"] != [self._k1, list(self._w), list(self._b)]:
-            raise ValueError("the checkpoint's postings come from other ranking parameters")
-        docs = {
-            row[0]: CapabilityDoc(row[0], row[1], row[2], row[3], row[4], tuple(row[5]))
-            for row in data["docs"]
-        }
-        doc_terms = {cid: tuple(terms) for cid, terms in data["doc_terms"].items()}
-        doc_lens = {cid: tuple(lens) for cid, lens in data["doc_lens"].items()}
-        postings: dict[str, dict[str, _Posting]] = {
-            term: {cid: tuple((f, tf, fl) for f, tf, fl in entries) for cid, entries in plist.items()}
-            for term, plist in data["postings"].items()
-        }
+            raise ValueError("the checkpoint's terms come from other ranking parameters")
+        postings: dict[str, dict[str, _Posting]] = {term: {} for term in data["term_order"]}  # their order
+        docs: dict[str, CapabilityDoc] = {}
+        doc_terms: dict[str, tuple[str, ...]] = {}
+        doc_lens: dict[str, tuple[int, ...]] = {}
+        len_sums = [0] * len(FIELDS)
+        for cid, kind, name, description, use_rule, params, lens, terms in data["docs"]:
+            docs[cid] = CapabilityDoc(cid, kind, name, description, use_rule, tuple(params))
+            doc_lens[cid] = tuple(lens)
+            for fidx, flen in enumerate(lens):
+                len_sums[fidx] += flen
+            doc_terms[cid] = tuple(term for term, _ in terms)
+            for term, entries in terms:  # documents in index order: each posting list's order
+                postings[term][cid] = tuple(map(tuple, entries))
         slot_ids: list[str | None] = list(data["slot_ids"])
         slot = {cid: i for i, cid in enumerate(slot_ids) if cid is not None}
-        if set(slot) != set(docs) or set(doc_terms) != set(docs) or set(doc_lens) != set(docs):
+        if set(slot) != set(docs) or any(not plist for plist in postings.values()):
             raise ValueError("the checkpoint's index parts do not describe the same documents")
         self._docs, self._doc_terms, self._doc_lens, self._postings = docs, doc_terms, doc_lens, postings
-        self._len_sums = [int(n) for n in data["len_sums"]]
+        self._len_sums = len_sums
         self._slot, self._slot_ids = slot, slot_ids
         self._free_slots = [int(i) for i in data["free_slots"]]
         self._version = int(data["version"])
@@ -329,6 +332,9 @@ class LexicalIndex:
             for doc in docs.values():
                 self._vectors.upsert(doc.capability_id, embedding_text(
                     doc.name, doc.description, doc.use_rule, doc.param_names))
+
+    def _fingerprint(self) -> str:
+        return fingerprint(self._tokenize)
 
     def refresh_embeddings(self) -> int:
         """Embed the documents added or changed since the last search (0 without embedder).

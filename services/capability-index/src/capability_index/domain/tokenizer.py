@@ -12,11 +12,13 @@ Chinese
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import threading
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Protocol
 
 
@@ -230,3 +232,24 @@ def cjk_runs(text: str) -> list[tuple[bool, str]]:
         elif ascii_word:
             out.append((False, ascii_word))
     return out
+
+
+def fingerprint(tokenizer: Callable[[str], list[str]]) -> str:
+    """What a tokenizer's output depends on, without initialising jieba: for :func:`tokenize`
+    this module's source, jieba's version and the domain words added to its dictionary (index
+    postings stored in a checkpoint are only reused under the same fingerprint)."""
+    if tokenizer is not tokenize:
+        return f"{tokenizer.__module__}.{getattr(tokenizer, '__qualname__', repr(tokenizer))}"
+    import jieba
+
+    from capability_index.domain.glossary import domain_words
+
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(str(getattr(jieba, "__version__", "")).encode())
+    digest.update("\n".join(domain_words()).encode())
+    return digest.hexdigest()
+
+
+def warm() -> None:
+    """Initialise the segmenter now (a restored index has tokenized nothing yet)."""
+    tokenize("预热")

@@ -61,6 +61,16 @@ class HashIndex:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HashIndex) and self._buckets == other._buckets
 
+    def pairs(self) -> list[tuple[Hashable, str | list[str]]]:
+        """``(value, id or ids)`` per bucket, as plain data (checkpoints)."""
+        return [(v, b if isinstance(b, str) else list(b)) for v, b in self._buckets.items()]
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[Hashable, str | list[str]]]) -> HashIndex:
+        index = cls()
+        index._buckets = {v: b if isinstance(b, str) else set(b) for v, b in pairs}
+        return index
+
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def lookup(self, values: Iterable[Hashable]) -> set[str]:
@@ -221,12 +231,15 @@ class OntologyStore:
     # -- checkpoints --------------------------------------------------------------------
 
     def instance_state(self) -> dict[str, Any]:
-        """Instances (of defined types or not) and links as plain data, in insertion order:
-        ``objects`` per type ``[[id, properties], ...]``, ``links`` per relation type its
-        adjacency both ways (so a restored store walks neighbours in the same order)."""
+        """Instances (of defined types or not), hash indexes and links as plain data, in
+        insertion order: ``objects`` per type ``[[id, properties], ...]``, ``indexes`` per type
+        and property its buckets, ``links`` per relation type its adjacency both ways (so a
+        restored store walks neighbours in the same order)."""
         return {
             "objects": {ot: [[o.id, o.properties] for o in objs.values()]
                         for ot, objs in self._objects.items()},
+            "indexes": {ot: {name: index.pairs() for name, index in fields.items()}
+                        for ot, fields in self._indexes.items()},
             "links": {rt: [self._out[rt], self._in[rt]] for rt in self._links},
         }
 
@@ -234,13 +247,26 @@ class OntologyStore:
         """Fill this store (schema defined, no instances yet) from :meth:`instance_state`."""
         if self._objects or self._links:
             raise ValueError("restore_instances needs a store without instances")
-        for ot_id, rows in state["objects"].items():
-            for obj_id, properties in rows:
-                self.upsert_object(ObjectInstance(ot_id, obj_id, properties))
-        for rt_id, (out, into) in state["links"].items():
-            self._links[rt_id] = {(s, t) for s, targets in out.items() for t in targets}
-            self._out[rt_id] = out
-            self._in[rt_id] = into
+        indexes: dict[str, dict[str, HashIndex]] = {}
+        for ot_id, fields in state["indexes"].items():
+            object_type = self._object_types[ot_id]
+            indexes[ot_id] = {}
+            for name, pairs in fields.items():
+                prop = object_type.get_property(name)
+                if prop is None:
+                    raise ValueError(f"index of an unknown property {ot_id}.{name}")
+                if prop.type == "datetime":  # JSON has no datetimes: parse the canonical text
+                    parse = normalizer("datetime")
+                    pairs = [(parse(v), ids) for v, ids in pairs]
+                indexes[ot_id][name] = HashIndex.from_pairs(pairs)
+        objects = {ot_id: {obj_id: ObjectInstance(ot_id, obj_id, props) for obj_id, props in rows}
+                   for ot_id, rows in state["objects"].items()}
+        links = {rt_id: ({(s, t) for s, targets in out.items() for t in targets}, out, into)
+                 for rt_id, (out, into) in state["links"].items()}
+        self._objects, self._indexes = objects, {**self._indexes, **indexes}
+        self._sorted_ids.clear()
+        for rt_id, (pairs_set, out, into) in links.items():
+            self._links[rt_id], self._out[rt_id], self._in[rt_id] = pairs_set, out, into
 
     def counts(self) -> dict[str, int]:
         return {

@@ -8,6 +8,7 @@ from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.access import NetworkAccess
+from bkn_common.catalog_state import from_ref_table, ref_table
 from bkn_common.rebuildable import Rebuildable
 from ontology_query.domain.model import (
     DataProperty,
@@ -99,7 +100,7 @@ class OntologyState:
                 for kn_id, extras in self.schema.items()
             },
             "stores": [[kn_id, store.instance_state()] for kn_id, store in self.stores.items()],
-            "mounted": {kn: [r.model_dump(mode="json") for r in refs] for kn, refs in self.mounted.items()},
+            "mounted": ref_table(self.mounted.values(), self.mounted),
             "executions": self.executions.state(),
         }
 
@@ -114,8 +115,7 @@ class OntologyState:
                     fresh._fold(model.model_validate(raw))
         for kn_id, state in data["stores"]:
             fresh.store(kn_id).restore_instances(state)
-        fresh.mounted = {kn: [ev.CapabilityRef.model_validate(r) for r in refs]
-                         for kn, refs in data["mounted"].items()}
+        fresh.mounted = from_ref_table(data["mounted"])
         fresh.executions = ActionExecutions.from_state(data["executions"])
         self.access, self.stores, self.schema = fresh.access, fresh.stores, fresh.schema
         self.mounted, self.executions = fresh.mounted, fresh.executions
