@@ -110,8 +110,8 @@ def instance_burst(n: int, tag: str) -> list[ev.Event]:
 
 
 def binding_burst(mesh: RunningMesh, n: int) -> list[ev.Event]:
-    keys = httpx.get(f"{mesh.url('capability_index')}/internal/v1/state/snapshot",
-                     params={"section": "bindings"}, timeout=10).json()["supply_chain"]
+    with mesh.internal("capability_index") as client:
+        keys = client.get("/internal/v1/state/snapshot", params={"section": "bindings"}).json()["supply_chain"]
     refs = []
     for key in keys:
         kind, owner, capability_id = key.split(":", 2)
