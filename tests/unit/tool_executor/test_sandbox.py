@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -92,6 +93,19 @@ def test_a_missing_bwrap_stops_the_service_at_start() -> None:
 def test_a_bwrap_that_cannot_run_stops_the_service_at_start() -> None:
     with pytest.raises(SandboxUnavailable, match="does not start"):
         BwrapSandbox("false").check()
+
+
+def test_a_bwrap_that_hangs_at_start_stops_the_service_with_the_reason(tmp_path: Path) -> None:
+    hanging = tmp_path / "bwrap"
+    hanging.write_text("#!/bin/sh\nexec sleep 30\n")
+    hanging.chmod(0o755)
+    with pytest.raises(SandboxUnavailable, match="did not finish within 0.2 s"):
+        BwrapSandbox(str(hanging), check_timeout_seconds=0.2).check()
+
+
+def test_the_start_up_check_timeout_is_a_setting() -> None:
+    assert ToolExecutorSettings().sandbox_check_timeout_seconds >= 60
+    assert ToolExecutorSettings(sandbox_check_timeout_seconds=5).sandbox_check_timeout_seconds == 5
 
 
 def test_an_unknown_sandbox_mode_is_refused() -> None:

@@ -54,7 +54,8 @@ def make_sandbox(settings: ToolExecutorSettings) -> Sandbox:
         return ProcessSandbox(python, settings.sandbox_max_concurrent)
     sandbox = BwrapSandbox(settings.sandbox_bwrap_path, python,
                            max_concurrent=settings.sandbox_max_concurrent,
-                           uid_base=settings.sandbox_uid_base)
+                           uid_base=settings.sandbox_uid_base,
+                           check_timeout_seconds=settings.sandbox_check_timeout_seconds)
     sandbox.check()
     return sandbox
 

@@ -33,6 +33,7 @@ class ToolExecutorSettings(CheckpointSettings):
     sandbox_max_processes: int = 32
     sandbox_max_output_bytes: int = 1024 * 1024  # stdout + stderr; past it the run is killed
     sandbox_scratch_mb: int = 64
+    sandbox_check_timeout_seconds: float = 120.0  # the start-up probe; past it SandboxUnavailable
     skill_cpu_seconds: int = 10
     skill_memory_mb: int = 512
     skill_wall_seconds: float = 30.0

@@ -84,6 +84,7 @@ class BwrapSandbox(GuardedSandbox):
         *,
         max_concurrent: int = 8,
         uid_base: int = 0,
+        check_timeout_seconds: float = 120.0,
     ) -> None:
         found = shutil.which(bwrap)
         if found is None:
@@ -92,6 +93,7 @@ class BwrapSandbox(GuardedSandbox):
                 "install bubblewrap; `make sandbox` does it)"
             )
         self._bwrap = found
+        self._check_timeout = check_timeout_seconds
         self._python = str(Path(python).resolve())  # the real interpreter, not a venv link
         self._prefix = str(Path(self._python).parents[1])
         self._privileged = os.geteuid() == 0
@@ -129,16 +131,22 @@ class BwrapSandbox(GuardedSandbox):
         return [*args, self._python, "-I", "-S", SANDBOX_GUARD, mode]
 
     def check(self) -> None:
-        """Run a trivial function once; raise SandboxUnavailable with bwrap's complaint if not."""
+        """Run a trivial function once; raise SandboxUnavailable with bwrap's complaint (or that
+        it did not answer within the start-up timeout) if not."""
         uid = self._uids.get_nowait()
         try:
             limits = SandboxLimits()
             done = subprocess.run(
                 self.argv(uid, limits, "function"),
                 input=function_request("def handler(a):\n    return a", "handler", {"ok": 1}, limits),
-                capture_output=True, env={}, timeout=30, preexec_fn=partial(set_limits, limits),
-                check=False,
+                capture_output=True, env={}, timeout=self._check_timeout,
+                preexec_fn=partial(set_limits, limits), check=False,
             )
+        except subprocess.TimeoutExpired as exc:
+            raise SandboxUnavailable(
+                f"the bwrap sandbox start-up check did not finish within {self._check_timeout:g} s "
+                "(TOOL_EXECUTOR_SANDBOX_CHECK_TIMEOUT_SECONDS; a very loaded machine may need more)"
+            ) from exc
         finally:
             self._uids.put_nowait(uid)
         if done.returncode != 0 or b'"ok": 1' not in done.stdout:
