@@ -17,7 +17,7 @@ from gateway.adapters.idempotency import IdempotencyStore
 from gateway.adapters.identity import Authenticator
 from gateway.adapters.internal import InternalServices
 from gateway.adapters.trace_core import TraceCore
-from gateway.entrypoints import mcp_info, rest
+from gateway.entrypoints import mcp_info, openapi, rest
 from gateway.entrypoints.mcp_http import McpEndpointApp, SessionStore, running, session_manager
 from gateway.entrypoints.mcp_server import build_server
 from gateway.service_layer.access import AccessChecker
@@ -96,6 +96,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
         edge=True,
     )
     app.include_router(rest.router(deps, authenticator))
+    app.include_router(openapi.router(deps.registry))
     app.include_router(mcp_info.router(deps.registry, authenticator, settings.public_url))
     for endpoint in endpoints:
         app.router.routes.append(

@@ -1,0 +1,101 @@
+"""The REST contract: docs/openapi.json is what the code generates, and it covers every tool."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from gateway.entrypoints.openapi import DOCUMENT_PATH, openapi_document, render, router, snapshot_document
+from gateway.entrypoints.rest import PREFIX
+from gateway.service_layer.catalogue import build_registry
+from gateway.settings import GatewaySettings
+
+SNAPSHOT = Path(__file__).resolve().parents[3] / "docs" / "openapi.json"
+REGENERATE = ".venv/bin/python -m gateway.entrypoints.openapi > docs/openapi.json"
+
+
+def test_snapshot_matches_the_code() -> None:
+    generated = snapshot_document()
+    stored = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    if stored != generated:
+        diff = difflib.unified_diff(
+            SNAPSHOT.read_text(encoding="utf-8").splitlines(), render(generated).splitlines(),
+            "docs/openapi.json", "generated", lineterm="", n=1,
+        )
+        excerpt = "\n".join(list(diff)[:40])
+        raise AssertionError(
+            f"docs/openapi.json is stale; regenerate it from the repo root with\n"
+            f"    {REGENERATE}\nand commit it. First differences:\n{excerpt}"
+        )
+
+
+def test_every_registered_tool_is_an_operation_with_its_input_model() -> None:
+    registry = build_registry(GatewaySettings(execute_skill_enabled=True))
+    document = openapi_document(registry)
+    assert any(t.name == "execute_skill" for t in registry.all())
+    assert set(document["paths"]) == {f"{PREFIX}/kn/{t.name}" for t in registry.all()}
+    schemas = document["components"]["schemas"]
+    for tool in registry.all():
+        operation = document["paths"][f"{PREFIX}/kn/{tool.name}"]["post"]
+        assert operation["operationId"] == tool.name
+        ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        body = schemas[ref.rsplit("/", 1)[1]]
+        fields = {f.alias or name for name, f in tool.input_model.model_fields.items()}
+        assert set(body.get("properties", {})) == fields, tool.name
+        parameters = [document["components"]["parameters"][p["$ref"].rsplit("/", 1)[1]]
+                      for p in operation["parameters"]]
+        assert {p["name"] for p in parameters} >= {"kn_id", "response_format"}
+        for status, response in operation["responses"].items():
+            if status != "200":
+                error = document["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
+                assert error["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorEnvelope")
+
+
+def test_security_scheme_and_envelope() -> None:
+    document = snapshot_document()
+    assert document["openapi"].startswith("3.1")
+    assert document["security"] == [{"bearer": []}]
+    scheme = document["components"]["securitySchemes"]["bearer"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+    envelope = document["components"]["schemas"]["ErrorEnvelope"]
+    assert set(envelope["required"]) == {"code", "message"}
+
+
+def test_every_reference_resolves() -> None:
+    document = openapi_document(build_registry(GatewaySettings(execute_skill_enabled=True)))
+    refs: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                refs.append(node["$ref"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(document)
+    assert refs
+    for ref in refs:
+        node: Any = document
+        for part in ref.removeprefix("#/").split("/"):
+            assert part in node, f"unresolved {ref}"
+            node = node[part]
+
+
+def test_the_gateway_serves_the_document_of_its_own_registry() -> None:
+    from fastapi import FastAPI
+
+    registry = build_registry(GatewaySettings(execute_skill_enabled=True))
+    app = FastAPI()
+    app.include_router(router(registry))
+    with TestClient(app) as client:
+        response = client.get(DOCUMENT_PATH)
+    assert response.status_code == 200
+    assert response.json() == openapi_document(registry)
+    assert f"{PREFIX}/kn/execute_skill" in response.json()["paths"]
