@@ -99,7 +99,7 @@ def test_a_bwrap_that_hangs_at_start_stops_the_service_with_the_reason(tmp_path:
     hanging = tmp_path / "bwrap"
     hanging.write_text("#!/bin/sh\nexec sleep 30\n")
     hanging.chmod(0o755)
-    with pytest.raises(SandboxUnavailable, match="did not finish within 0.2 s"):
+    with pytest.raises(SandboxUnavailable, match=r"did not finish within 0\.2 s"):
         BwrapSandbox(str(hanging), check_timeout_seconds=0.2).check()
 
 

@@ -38,11 +38,11 @@ ENVELOPE = "ErrorEnvelope"
 SECURITY = "bearer"
 
 ERRORS: dict[str, str] = {
-    "400": "Invalid request (code `invalid_request`, `invalid_invocation_id`, ...): the body, a parameter or a header is not accepted.",
+    "400": "Invalid request (`invalid_request`, `invalid_invocation_id`, ...): a body, parameter or header is refused.",
     "401": "Not authenticated (code `unauthenticated`): no or no valid Bearer credential.",
     "403": "Permission denied (`permission_denied`, `network_permission_denied`).",
     "404": "Not found (`unknown_tool`, `not_found`).",
-    "409": "Conflict (`idempotency_conflict`, `receipt_pending`): the invocation id is in use or its receipt is pending.",
+    "409": "Conflict (`idempotency_conflict`, `receipt_pending`): the invocation id is in use or pending.",
     "413": "Payload too large (`payload_too_large`).",
     "429": "Rate limited (`rate_limited`): retry after `Retry-After` seconds.",
     "4XX": "Any other refusal, in the same envelope.",
