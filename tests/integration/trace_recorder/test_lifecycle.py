@@ -160,7 +160,7 @@ async def test_an_expired_lease_is_abandoned(env) -> None:
 
 
 async def test_the_129th_operation_is_refused(env) -> None:
-    async with env.running() as app:
+    async with env.running(finish_wait_seconds=0) as app:  # nobody completes the 128
         ids = ids_of(await app.start())
         for n in range(128):
             assert (await app.post("operations/begin", begin_body(ids, f"c{n}")))["status"] == "new"
@@ -170,3 +170,4 @@ async def test_the_129th_operation_is_refused(env) -> None:
         finished = await app.post("interactions/finish", {**ids, "outcome": "handed_off",
                                                           "reason": "too many calls"})
         assert (finished["operations"], finished["execution_status"]) == (128, "partial")
+        assert finished["evidence_status"] == "assembling"

@@ -55,6 +55,10 @@ def test_evidence_status() -> None:
     assert evidence_status(interaction(), [], 0) == "complete"
     assert evidence_status(interaction(), [op("completed"), op("failed")], 0) == "complete"
     assert evidence_status(interaction(), [op("completed")], 1) == "partial"
-    assert evidence_status(interaction(), [op("pending", "pending")], 0) == "partial"
-    assert evidence_status(interaction(), [op("completed", "failed")], 0) == "partial"
+    assert evidence_status(interaction(), [op("pending", "pending")], 0) == "assembling"
+    assert evidence_status(interaction(), [op("pending", "pending")], 1) == "partial"
+    assert evidence_status(interaction(), [op("pending", "pending")], 0, lambda _: True) == "failed"
+    assert evidence_status(interaction(), [op("completed", "failed")], 0) == "failed"
+    assert evidence_status(interaction(), [op("completed", "failed"), op("completed")], 0) == "partial"
+    assert evidence_status(interaction(), [], 2) == "partial"  # calls ran, unrecorded
     assert evidence_status(interaction(capture=False), [op("completed")], 0) == "not_captured"

@@ -32,6 +32,9 @@ class TraceRecorderSettings(ServiceSettings):
     lock_timeout_seconds: float = 5.0
     replay_wait_seconds: float = 10.0
     probe_timeout_seconds: float = 0.5
+    finish_wait_seconds: float = 10.0
+    """How long finish waits for the interaction's operations still completing (any replica);
+    keep it below the gateway's ``GATEWAY_INTERNAL_TIMEOUT_SECONDS``."""
     store: Literal["sqlite", "postgresql", "memory"] = "sqlite"
     """Where the view lives: ``sqlite`` (one file, one replica), ``postgresql`` (shared by
     replicas) or ``memory`` (tests; rebuilt from offset zero at every start)."""
@@ -60,4 +63,5 @@ class TraceRecorderSettings(ServiceSettings):
             publish_timeout_seconds=self.publish_timeout_seconds,
             lock_timeout_seconds=self.lock_timeout_seconds,
             pending_timeout_seconds=self.pending_timeout_seconds,
+            finish_wait_seconds=self.finish_wait_seconds,
         )

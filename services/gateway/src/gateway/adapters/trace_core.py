@@ -44,7 +44,8 @@ class TraceCore:
         return await self._call(ctx, "/internal/v1/interactions/start", body)
 
     async def finish(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
-        await self.drain(str(body.get("interaction_id", "")))
+        """trace-recorder waits for the turn's operations still completing, on any replica
+        (this one's background completions included), before it records the finish."""
         gaps = await self._redis.get(self._gap_key(body.get("interaction_id", "")))
         return await self._call(
             ctx, "/internal/v1/interactions/finish", {**body, "unrecorded_calls": int(gaps or 0)}
@@ -54,7 +55,8 @@ class TraceCore:
         return await self._call(ctx, "/internal/v1/operations/begin", body)
 
     def complete_in_background(self, ctx: CallContext, interaction_id: str, body: dict[str, Any]) -> None:
-        """Complete an operation without holding up the caller (finish drains these first)."""
+        """Complete an operation without holding up the caller (trace-recorder's finish waits
+        for it; shutdown drains these)."""
 
         async def complete() -> None:
             try:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from trace_recorder.domain.model import Interaction, Operation
@@ -65,15 +66,40 @@ def execution_status(operations: Iterable[Operation]) -> str:
     return "partial"
 
 
+def abandoned(op: Operation, now: datetime, pending_timeout_seconds: float) -> bool:
+    """A pending operation nobody completed within the pending timeout (its caller died)."""
+    if op.final:
+        return False
+    age = now - datetime.fromisoformat(op.begun_at)
+    return age.total_seconds() > pending_timeout_seconds
+
+
 def evidence_status(
-    interaction: Interaction, operations: Iterable[Operation], unrecorded_calls: int
+    interaction: Interaction, operations: Iterable[Operation], unrecorded_calls: int,
+    lost: Callable[[Operation], bool] = lambda op: False,
 ) -> str:
-    """``not_captured`` when capture was off, ``complete`` when every operation's evidence is
-    durable and no call went unrecorded, ``partial`` otherwise."""
+    """The evidence of a finished turn.
+
+    ``not_captured`` when capture was off; ``complete`` when every operation's evidence is
+    durable and no call went unrecorded; ``assembling`` when nothing is lost but some
+    operations are still completing (their records land later); otherwise evidence is lost for
+    good (a call ran unrecorded, a completion's evidence failed, or ``lost`` says a pending
+    operation was abandoned): ``failed`` when every operation's evidence was lost, else
+    ``partial``.
+    """
     if not interaction.capture_enabled:
         return "not_captured"
-    if unrecorded_calls > 0:
-        return "partial"
-    if all(op.evidence_durability == "durable" for op in operations):
-        return "complete"
-    return "partial"
+    landed = missing = pending = 0
+    for op in operations:
+        if op.final:
+            if op.evidence_durability == "durable":
+                landed += 1
+            else:
+                missing += 1
+        elif lost(op):
+            missing += 1
+        else:
+            pending += 1
+    if not missing and not unrecorded_calls:
+        return "assembling" if pending else "complete"
+    return "failed" if missing and not landed and not pending else "partial"

@@ -30,6 +30,7 @@ class Policy:
     lock_timeout_seconds: float = 5.0
     pending_timeout_seconds: int = 120
     in_flight_seconds: int = 30
+    finish_wait_seconds: float = 10.0
 
 
 def unavailable(reason: str) -> ApiError:

@@ -9,9 +9,10 @@ from typing import Any, Literal
 from bkn_common import events as ev
 from bkn_common.errors import ApiError, ErrorCode
 from trace_recorder.domain.errors import TraceCode
-from trace_recorder.domain.model import Interaction
+from trace_recorder.domain.model import Interaction, Operation
 from trace_recorder.domain.rules import (
     OUTCOMES_NEEDING_REASON,
+    abandoned,
     canonical_hash,
     evidence_status,
     execution_status,
@@ -19,6 +20,7 @@ from trace_recorder.domain.rules import (
     new_interaction_id,
 )
 from trace_recorder.service_layer.core import Core, Keys, PublishFailed, unavailable
+from trace_recorder.service_layer.settling import settle
 
 Outcome = Literal["completed", "failed", "cancelled", "handed_off"]
 
@@ -196,7 +198,8 @@ class Lifecycle:
             raise ApiError(TraceCode.ANSWER_REQUIRED, 400)
         if cmd.outcome in OUTCOMES_NEEDING_REASON and not cmd.reason:
             raise ApiError(TraceCode.REASON_REQUIRED, 400, params={"outcome": cmd.outcome})
-        self._interaction(cmd)
+        if self._interaction(cmd).active:  # operations still completing land first (bounded)
+            await settle(self._core, cmd.interaction_id)
         if not cmd.invocation_id:
             return await self._finish(cmd)
         key = Keys.invocation("finish", cmd.account, cmd.invocation_id)
@@ -249,12 +252,17 @@ class Lifecycle:
         unrecorded_calls: int,
     ) -> ev.InteractionFinished:
         operations = self._core.store.operations_of(interaction.interaction_id)
+        now, timeout = self._core.clock(), self._core.policy.pending_timeout_seconds
+
+        def lost(op: Operation) -> bool:
+            return abandoned(op, now, timeout)
+
         return ev.InteractionFinished.model_validate({
             "conversation_id": interaction.conversation_id,
             "interaction_id": interaction.interaction_id,
             "outcome": outcome, "answer": answer, "reason": reason,
             "execution_status": execution_status(operations),
-            "evidence_status": evidence_status(interaction, operations, unrecorded_calls),
+            "evidence_status": evidence_status(interaction, operations, unrecorded_calls, lost),
             "finished_at": self._core.clock(), "unrecorded_calls": unrecorded_calls,
             "operations": len(operations),
         })

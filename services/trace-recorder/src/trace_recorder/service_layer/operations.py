@@ -7,14 +7,19 @@ import asyncio
 import contextlib
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
 from bkn_common import events as ev
 from bkn_common.errors import ApiError, ErrorCode
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.domain.model import Interaction, Operation
-from trace_recorder.domain.rules import evidence_id, operation_id_for, operation_key, receipt_id_for
+from trace_recorder.domain.rules import (
+    abandoned,
+    evidence_id,
+    operation_id_for,
+    operation_key,
+    receipt_id_for,
+)
 from trace_recorder.service_layer.core import Core, Keys, PublishFailed, unavailable
 from trace_recorder.service_layer.ports import OperationClaim
 
@@ -220,8 +225,7 @@ class Operations:
     def _abandoned(self, op: Operation) -> bool:
         """A pending operation nobody completed within the pending timeout (its caller died):
         the retry takes it over instead of waiting forever."""
-        age = self._core.clock() - datetime.fromisoformat(op.begun_at)
-        return age.total_seconds() > self._core.policy.pending_timeout_seconds
+        return abandoned(op, self._core.clock(), self._core.policy.pending_timeout_seconds)
 
     # ------------------------------------------------------------------ complete
 

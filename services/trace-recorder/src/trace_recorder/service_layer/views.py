@@ -10,8 +10,17 @@ from trace_recorder.domain.model import Evidence, Interaction, Operation, Receip
 from trace_recorder.service_layer.ports import InteractionRecords, TraceView
 
 
-def interaction_summary(interaction: Interaction) -> dict[str, Any]:
-    return asdict(interaction)
+def interaction_summary(interaction: Interaction, operations: list[Operation]) -> dict[str, Any]:
+    """The interaction's record; a turn finished ``assembling`` shows what has landed since
+    (``complete`` once every operation has its final record)."""
+    data = asdict(interaction)
+    if interaction.evidence_status == "assembling":
+        pending = sum(not op.final for op in operations)
+        data["evidence_status_at_finish"] = "assembling"
+        data["operations_pending"] = pending
+        if not pending:
+            data["evidence_status"] = "complete"
+    return data
 
 
 def operation_view(op: Operation, receipts: list[Receipt], evidence: list[Evidence]) -> dict[str, Any]:
@@ -31,7 +40,7 @@ def span_view(span: Span) -> dict[str, Any]:
 
 def interaction_view(records: InteractionRecords) -> dict[str, Any]:
     return {
-        **interaction_summary(records.interaction),
+        **interaction_summary(records.interaction, records.operations),
         "operations": [
             operation_view(op, records.receipts.get(op.operation_id, []),
                            records.evidence.get(op.operation_id, []))
@@ -48,7 +57,15 @@ def conversation_view(store: TraceView, conversation_id: str) -> dict[str, Any] 
     data = asdict(conversation)
     data.pop("interaction_ids")
     data["interactions"] = [
-        {**interaction_summary(i), "operations": store.operation_count(i.interaction_id)}
+        {**interaction_summary(i, _assembling(store, i)),
+         "operations": store.operation_count(i.interaction_id)}
         for i in store.interactions_of(conversation_id)
     ]
     return data
+
+
+def _assembling(store: TraceView, interaction: Interaction) -> list[Operation]:
+    """The operations a summary needs: only those of a turn finished ``assembling``."""
+    if interaction.evidence_status != "assembling":
+        return []
+    return store.operations_of(interaction.interaction_id)
