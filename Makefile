@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PACKAGES := libs/common libs/clctl services/gateway services/capability-index \
-            services/tool-executor services/trace-recorder services/ontology-query examples/upstreams
+            services/tool-executor services/trace-recorder services/ontology-query \
+            services/knowledge-base examples/upstreams
 STAMP := $(VENV)/.installed
 
 .PHONY: help install sandbox run up down restart test test-unit test-integration lint bench conformance clean k8s-tools
@@ -50,7 +51,7 @@ test-integration: install sandbox  ## integration tests only (real Kafka and Red
 lint: install  ## ruff and mypy --strict
 	$(VENV)/bin/ruff check libs services examples tests bench scripts tools
 	$(VENV)/bin/mypy -p bkn_common -p clctl -p gateway -p capability_index -p tool_executor \
-	    -p trace_recorder -p ontology_query
+	    -p trace_recorder -p ontology_query -p knowledge_base
 
 bench: install sandbox  ## benchmarks: print tables and write JSON under bench/results/
 	$(PY) bench/run_all.py

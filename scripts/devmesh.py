@@ -68,6 +68,7 @@ class MeshLayout:
             "tool_executor": f"http://127.0.0.1:{self.port(3)}",
             "trace_recorder": f"http://127.0.0.1:{self.port(4)}",
             "ontology_query": f"http://127.0.0.1:{self.port(5)}",
+            "knowledge_base": f"http://127.0.0.1:{self.port(6)}",
             "finance_api": f"http://127.0.0.1:{self.port(12)}",
             "logistics_mcp": f"http://127.0.0.1:{self.port(13)}/mcp",
         }
@@ -94,10 +95,12 @@ class MeshLayout:
             "GATEWAY_TOOL_EXECUTOR_URL": urls["tool_executor"],
             "GATEWAY_TRACE_RECORDER_URL": urls["trace_recorder"],
             "GATEWAY_ONTOLOGY_QUERY_URL": urls["ontology_query"],
+            "GATEWAY_KNOWLEDGE_BASE_URL": urls["knowledge_base"],
             "CAPABILITY_INDEX_PORT": str(self.port(2)),
             "TOOL_EXECUTOR_PORT": str(self.port(3)),
             "TRACE_RECORDER_PORT": str(self.port(4)),
             "ONTOLOGY_QUERY_PORT": str(self.port(5)),
+            "KNOWLEDGE_BASE_PORT": str(self.port(6)),
             "FINANCE_API_URL": urls["finance_api"],
             "LOGISTICS_MCP_URL": urls["logistics_mcp"],
             # checkpointed stores: one file per consumer in one folder of the run
@@ -122,6 +125,7 @@ class MeshLayout:
             Process("capability-index", [py, "-m", "capability_index"], self.port(2)),
             Process("tool-executor", [py, "-m", "tool_executor"], self.port(3)),
             Process("trace-recorder", [py, "-m", "trace_recorder"], self.port(4)),
+            Process("knowledge-base", [py, "-m", "knowledge_base"], self.port(6)),
             Process("gateway", [py, "-m", "gateway"], self.port(0)),
         ]
 
@@ -344,7 +348,17 @@ def wait_demo_visible(layout: MeshLayout, app_key: str, kn_id: str = "supply_cha
     raise RuntimeError("the demo network did not become visible through the gateway")
 
 
-def up(layout: MeshLayout, *, with_infra: bool = True, bundles: Iterable[str] = ()) -> str:
+def apply_knowledge_bases(layout: MeshLayout, bases: Iterable[tuple[str, str, tuple[str, ...]]]) -> None:
+    """``clctl kb apply`` each (folder, kb id, readers)."""
+    for folder, kb_id, readers in bases:
+        command = [str(BIN / "clctl"), "kb", "apply", "--kb", kb_id, str(ROOT / folder)]
+        for reader in readers:
+            command += ["--reader", reader]
+        subprocess.run(command, env=layout.env(), check=True, stdout=subprocess.DEVNULL)
+
+
+def up(layout: MeshLayout, *, with_infra: bool = True, bundles: Iterable[str] = (),
+       knowledge_bases: Iterable[tuple[str, str, tuple[str, ...]]] = ()) -> str:
     if with_infra:
         infra("start")
     app_key = ensure_identity(layout.run_dir)
@@ -358,6 +372,7 @@ def up(layout: MeshLayout, *, with_infra: bool = True, bundles: Iterable[str] = 
     if bundles:
         apply_bundles(layout, bundles)
         wait_demo_visible(layout, app_key)
+    apply_knowledge_bases(layout, knowledge_bases)
     endpoints = {"gateway_url": layout.gateway_url, "app_key": app_key}
     (layout.run_dir / "endpoints.json").write_text(json.dumps(endpoints, indent=2) + "\n")
     return app_key
@@ -370,6 +385,7 @@ def down(layout: MeshLayout, *, with_infra: bool = True) -> None:
 
 
 DEMO_BUNDLES = ("examples/supply_chain", "examples/other_network")
+DEMO_KNOWLEDGE_BASES = (("examples/knowledge_base", "handbook", ("dev", "analyst", "service")),)
 
 
 def main() -> None:
@@ -399,7 +415,7 @@ def main() -> None:
         print("mesh stopped")
         return
     try:
-        app_key = up(layout, bundles=DEMO_BUNDLES)
+        app_key = up(layout, bundles=DEMO_BUNDLES, knowledge_bases=DEMO_KNOWLEDGE_BASES)
     except Exception as exc:
         print(f"devmesh: {exc}", file=sys.stderr)
         down(layout)

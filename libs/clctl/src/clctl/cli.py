@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, TextIO
@@ -18,13 +19,17 @@ from bkn_common.digest import differing_keys, state_digest
 from bkn_common.kafka import EventPublisher, ensure_topics, make_broker
 from bkn_common.mesh_auth import MeshSecretMissing, signer_from
 from bkn_common.mesh_http import MeshAuth
+from bkn_common.rebuildable import Rebuildable
 from bkn_common.topics import ALL_TOPICS
 from clctl.bundle import BundleError, bundle_events, load_bundle
+from clctl.kb import KnowledgeBaseRefused, LatestApplies, apply_events, check_identity, load_folder
 from clctl.replay import StartAt, dump, rebuild
 from clctl.replay_view import replay_columns, summary_table
 from clctl.settings import ClctlSettings
 
 app = typer.Typer(help="Operate the Context Loader mesh.", no_args_is_help=True)
+kb_app = typer.Typer(help="Knowledge bases over Markdown files.", no_args_is_help=True)
+app.add_typer(kb_app, name="kb")
 
 
 @app.command()
@@ -57,6 +62,52 @@ async def _publish(settings: ClctlSettings, events: list) -> None:  # type: igno
         await EventPublisher(broker, settings.topic_prefix).publish_many(events)
     finally:
         await broker.stop()
+
+
+@kb_app.command("apply")
+def kb_apply(
+    folder: Annotated[Path, typer.Argument(help="The knowledge base folder (index.md, pages/**.md).")],
+    kb: Annotated[str, typer.Option("--kb", help="Knowledge base id.")],
+    name: Annotated[str, typer.Option(help="Display name (default: kept, or the id).")] = "",
+    reader: Annotated[list[str] | None, typer.Option("--reader", help="Account that may read it (repeat).")] = None,
+    max_file_bytes: Annotated[int | None, typer.Option(help="Size limit per file.")] = None,
+    dry_run: Annotated[bool, typer.Option(help="Validate only; publish nothing.")] = False,
+) -> None:
+    """Validate a knowledge base folder as a whole, then publish its file and base events."""
+    settings = ClctlSettings()
+    readers = list(reader or [])
+    try:
+        check_identity(kb, readers)
+        loaded = load_folder(folder, max_file_bytes or settings.kb_max_file_bytes)
+    except KnowledgeBaseRefused as exc:
+        typer.echo(f"knowledge base refused ({len(exc.problems)} problem(s)); nothing was published:", err=True)
+        for problem in exc.problems:
+            typer.echo(f"  {problem}", err=True)
+        raise typer.Exit(2) from exc
+    if dry_run:
+        typer.echo(f"knowledge base valid: {len(loaded.files)} files (dry run, nothing published)")
+        return
+    events = asyncio.run(_kb_publish(settings, kb, name, readers, loaded))
+    applied = events[-1]
+    typer.echo(f"applied {kb}: {len(loaded.files)} files, {len(events) - 1} file events, "
+               f"activeContentRevision {getattr(applied, 'content_revision', '?')}")
+
+
+async def _kb_publish(settings: ClctlSettings, kb: str, name: str, readers: list[str], loaded: object) -> list:  # type: ignore[type-arg]
+    await ensure_topics(settings.kafka_bootstrap_servers, settings.topic_prefix)
+    store = LatestApplies()
+    target = Rebuildable("knowledge-base", lambda: nullcontext(store), "")
+    await rebuild(settings.kafka_bootstrap_servers, settings.topic_prefix, target, store, StartAt())
+    events = apply_events(kb, name, readers, loaded, store.applies.get(kb))  # type: ignore[arg-type]
+    broker = make_broker(settings)
+    await broker.start()
+    try:
+        publisher = EventPublisher(broker, settings.topic_prefix)
+        await publisher.publish_many(events[:-1])
+        await publisher.publish(events[-1])
+    finally:
+        await broker.stop()
+    return events
 
 
 @app.command()

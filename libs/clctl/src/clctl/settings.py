@@ -11,3 +11,5 @@ class ClctlSettings(ServiceSettings):
     model_config = SettingsConfigDict(env_prefix="CLCTL_", extra="ignore", populate_by_name=True)
 
     service_name: str = "clctl"
+    kb_max_file_bytes: int = 1_048_576
+    """``clctl kb apply`` refuses a file larger than this (CLCTL_KB_MAX_FILE_BYTES)."""

@@ -58,6 +58,10 @@ class ApiError(Exception):
             **self.extra,
         )
 
+    def render(self, language: Language, request_id: str | None = None) -> dict[str, Any]:
+        """The JSON body of this refusal (an API with another envelope overrides this)."""
+        return self.envelope(language, request_id).model_dump(mode="json", exclude_none=True)
+
     def __repr__(self) -> str:
         return f"ApiError({self.code!r}, {self.status}, params={self.params!r})"
 

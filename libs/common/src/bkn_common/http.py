@@ -61,9 +61,8 @@ class RequestIdMiddleware:
 
 
 def error_response(request: Request, error: ApiError) -> JSONResponse:
-    envelope = error.envelope(request_language(request), request_id(request))
     return JSONResponse(
-        envelope.model_dump(mode="json", exclude_none=True),
+        error.render(request_language(request), request_id(request)),
         status_code=error.status,
         headers={REQUEST_ID_HEADER: request_id(request)},
     )

@@ -22,6 +22,9 @@ from bkn_common.events import (
     ExecutionReceiptRecorded,
     InteractionFinished,
     InteractionStarted,
+    KnowledgeBaseApplied,
+    KnowledgeFileRemoved,
+    KnowledgeFileUpserted,
     McpServerUpserted,
     NetworkUpserted,
     ObjectInstanceUpserted,
@@ -140,8 +143,28 @@ SPANS = TopicSpec(
     retention_ms=7 * 24 * 3600 * 1000,
 )
 
+KNOWLEDGE_FILES = TopicSpec(
+    name="bkn.knowledge-files.v1",
+    partitions=3,
+    cleanup_policy="compact",
+    key="kbfile:<kb_id>:<path>",
+    description="Source files of knowledge bases (whole Markdown), and removals.",
+    events=(KnowledgeFileUpserted, KnowledgeFileRemoved),
+    max_message_bytes=16 * 1024 * 1024,
+)
+KNOWLEDGE_BASES = TopicSpec(
+    name="bkn.knowledge-bases.v1",
+    partitions=1,
+    cleanup_policy="compact",
+    key="kb:<kb_id>",
+    description="Knowledge bases: name, readers, activeContentRevision and the manifest of each apply.",
+    events=(KnowledgeBaseApplied,),
+    max_message_bytes=16 * 1024 * 1024,
+)
+
 DOMAIN_TOPICS: tuple[TopicSpec, ...] = (
     NETWORKS, INSTANCES, CATALOG, BINDINGS, LIFECYCLE, RECEIPTS, ACTIONS, TRACE, SPANS,
+    KNOWLEDGE_FILES, KNOWLEDGE_BASES,
 )
 
 
@@ -180,6 +203,7 @@ CONSUMER_TOPICS: dict[str, ConsumerTopics] = {
     "tool-executor": ConsumerTopics(projection=(NETWORKS, CATALOG, BINDINGS, LIFECYCLE), group=(ACTIONS,)),
     "trace-recorder": ConsumerTopics(projection=(TRACE, RECEIPTS, SPANS)),
     "ontology-query": ConsumerTopics(projection=(NETWORKS, INSTANCES, BINDINGS, ACTIONS)),
+    "knowledge-base": ConsumerTopics(projection=(KNOWLEDGE_FILES, KNOWLEDGE_BASES)),
 }
 """The one table of which topics each consumer reads: bootstraps, `clctl replay`, the AsyncAPI
 document and the tests all take it from here."""

@@ -17,7 +17,7 @@ from gateway.adapters.idempotency import IdempotencyStore
 from gateway.adapters.identity import Authenticator
 from gateway.adapters.internal import InternalServices
 from gateway.adapters.trace_core import TraceCore
-from gateway.entrypoints import mcp_info, openapi, rest
+from gateway.entrypoints import mcp_info, openapi, openapi_kb, rest
 from gateway.entrypoints.mcp_http import McpEndpointApp, SessionStore, running, session_manager
 from gateway.entrypoints.mcp_server import build_server
 from gateway.service_layer.access import AccessChecker
@@ -32,6 +32,7 @@ def build_deps(settings: GatewaySettings) -> Deps:
         tool_executor=settings.tool_executor_url,
         trace_recorder=settings.trace_recorder_url,
         ontology_query=settings.ontology_query_url,
+        knowledge_base=settings.knowledge_base_url,
         timeout=settings.internal_timeout_seconds,
         signer=signer_from(settings),
     )
@@ -97,6 +98,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     )
     app.include_router(rest.router(deps, authenticator))
     app.include_router(openapi.router(deps.registry))
+    app.include_router(openapi_kb.router(deps, authenticator))
     app.include_router(mcp_info.router(deps.registry, authenticator, settings.public_url))
     for endpoint in endpoints:
         app.router.routes.append(

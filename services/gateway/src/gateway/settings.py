@@ -23,6 +23,7 @@ class GatewaySettings(ServiceSettings):
     tool_executor_url: str = "http://127.0.0.1:30782"
     trace_recorder_url: str = "http://127.0.0.1:30783"
     ontology_query_url: str = "http://127.0.0.1:30784"
+    knowledge_base_url: str = "http://127.0.0.1:30785"
     internal_timeout_seconds: float = 30.0
     access_cache_seconds: float = 1.0
     idempotency_ttl_seconds: int = 24 * 3600

@@ -37,6 +37,11 @@ from bkn_common.events.execution import (
     ActionTargetResult,
     ExecutionReceiptRecorded,
 )
+from bkn_common.events.knowledge_base import (
+    KnowledgeBaseApplied,
+    KnowledgeFileRemoved,
+    KnowledgeFileUpserted,
+)
 from bkn_common.events.network import (
     ActionTypeUpserted,
     ConceptGroupUpserted,
@@ -63,6 +68,7 @@ __all__ = [
     "ActionTypeUpserted", "BindingMounted", "BindingUnmounted", "BindingsReplaced", "CapabilityRef", "CapabilityType",
     "ConceptGroupUpserted", "DataProperty", "Event", "EventRecord", "EvidenceRecorded",
     "ExecutionReceiptRecorded", "FunctionCode", "InteractionFinished", "InteractionStarted",
+    "KnowledgeBaseApplied", "KnowledgeFileRemoved", "KnowledgeFileUpserted",
     "LogicProperty", "McpServerUpserted", "McpToolSpec", "NetworkGrant", "NetworkUpserted",
     "ObjectInstanceUpserted", "ObjectTypeUpserted", "OpenApiOperation", "OpenApiParameter",
     "OperationRecorded", "OwnerStateChanged", "PoisonMessage", "ProxySyncChanged",

@@ -21,6 +21,7 @@ from bkn_common import json_codec
 from bkn_common.errors import ApiError, ErrorCode, ErrorEnvelope
 from bkn_common.i18n import Language
 from bkn_common.mesh_auth import MeshSigner, encode_query
+from bkn_common.openapi_errors import OpenApiError
 
 
 class RelayedError(ApiError):
@@ -87,6 +88,8 @@ class InternalService:
                 body = {}
             if isinstance(body, dict) and "code" in body:
                 raise RelayedError(status, body)
+            if isinstance(body, dict) and isinstance(body.get("error"), dict):
+                raise OpenApiError.from_body(status, body)  # the knowledge-base API's envelope
             raise ApiError(
                 ErrorCode.DEPENDENCY_UNAVAILABLE, 503, params={"dependency": self.name},
                 details={"dependency": self.name, "status": status},
@@ -119,7 +122,7 @@ class _Pool:
 
 
 class InternalServices:
-    """The four internal services, sharing one connection pool."""
+    """The internal services, sharing one connection pool."""
 
     def __init__(
         self,
@@ -130,12 +133,14 @@ class InternalServices:
         ontology_query: str,
         timeout: float,
         signer: MeshSigner,
+        knowledge_base: str = "http://127.0.0.1:30785",
     ) -> None:
         self._pool = _Pool(timeout)
         self.capability_index = InternalService("capability-index", capability_index, self._pool, signer)
         self.tool_executor = InternalService("tool-executor", tool_executor, self._pool, signer)
         self.trace_recorder = InternalService("trace-recorder", trace_recorder, self._pool, signer)
         self.ontology_query = InternalService("ontology-query", ontology_query, self._pool, signer)
+        self.knowledge_base = InternalService("knowledge-base", knowledge_base, self._pool, signer)
 
     async def ready(self, service: InternalService) -> bool:
         try:

@@ -102,7 +102,7 @@ def _success(outcome: ToolOutcome) -> types.CallToolResult:
 
 
 def _refusal(error: ApiError, language: Language, request_id: str) -> types.CallToolResult:
-    envelope = error.envelope(language, request_id).model_dump(mode="json", exclude_none=True)
+    envelope = error.render(language, request_id)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))],
         structured_content=envelope,

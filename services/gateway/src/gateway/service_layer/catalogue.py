@@ -13,6 +13,7 @@ from gateway.domain.inputs.capabilities import (
 from gateway.domain.inputs.lifecycle import FinishInteractionInput, StartInteractionInput
 from gateway.service_layer import capabilities, lifecycle, skills
 from gateway.service_layer.actions_catalogue import action_tools
+from gateway.service_layer.knowledge_base_catalogue import knowledge_base_tools
 from gateway.service_layer.ontology_catalogue import ontology_tools
 from gateway.service_layer.registry import ToolDefinition, ToolRegistry
 from gateway.settings import GatewaySettings
@@ -79,5 +80,6 @@ def lifecycle_tools() -> list[ToolDefinition]:
 
 def build_registry(settings: GatewaySettings) -> ToolRegistry:
     return ToolRegistry(
-        [*lifecycle_tools(), *ontology_tools(), *action_tools(), *capability_tools(settings)]
+        [*lifecycle_tools(), *ontology_tools(), *action_tools(), *capability_tools(settings),
+         *knowledge_base_tools()]
     )

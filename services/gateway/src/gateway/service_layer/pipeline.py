@@ -76,6 +76,9 @@ async def call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str, 
         except ApiError as exc:
             span.set_attribute("error.type", exc.code)
             span.set_status(StatusCode.ERROR)
+            definition = deps.registry.get(name)
+            if definition is not None and definition.refusal is not None:
+                raise definition.refusal(exc, ctx.language) from exc
             raise
         finally:
             _annotate(span, ctx)

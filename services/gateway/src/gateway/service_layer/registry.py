@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from bkn_common.errors import ApiError
 from bkn_common.i18n import Language
 from gateway.domain.context import CallContext
 
@@ -33,6 +34,8 @@ class ToolDefinition:
     on_mcp: bool = True
     evidence: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None
     rest_body: Callable[[dict[str, Any]], Any] | None = None
+    refusal: Callable[[ApiError, Language], ApiError] | None = None
+    """Turns this tool's refusals into its API's envelope (knowledge-base tools: OpenAPI)."""
     output_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
 
     def describe(self, language: Language) -> str:

@@ -1,0 +1,1 @@
+"""knowledge-base: Markdown knowledge bases over files (seed 002)."""

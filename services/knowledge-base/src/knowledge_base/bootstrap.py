@@ -1,0 +1,130 @@
+"""Wires knowledge-base: bases from Kafka, search indexes, vectors, the internal read API."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
+
+from bkn_common import events as ev
+from bkn_common.redis import make_redis, redis_ready
+from bkn_common.service import (
+    make_service_app,
+    projection_ready,
+    projection_runner,
+    running_projection,
+    service_telemetry,
+    state_router,
+)
+from bkn_common.topics import KNOWLEDGE_BASES, KNOWLEDGE_FILES
+from knowledge_base.adapters.embedder import EmbeddingsUnavailable, encoder_from_setting
+from knowledge_base.adapters.redis_store import RedisCursorStore, RedisRateLimiter
+from knowledge_base.adapters.vector_checkpoint import VectorCheckpoint
+from knowledge_base.entrypoints import http
+from knowledge_base.service_layer.indexes import Indexes
+from knowledge_base.service_layer.searching import Searcher
+from knowledge_base.service_layer.state import KnowledgeState
+from knowledge_base.service_layer.vectors import VectorStore
+from knowledge_base.settings import KnowledgeBaseSettings
+
+log = logging.getLogger(__name__)
+
+
+class NotifyingState(KnowledgeState):
+    """The projection, waking the indexer after every change."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.indexes: Indexes | None = None
+
+    def apply(self, record: ev.EventRecord) -> None:
+        super().apply(record)
+        if self.indexes is not None:
+            self.indexes.wake()
+
+
+def _vectors(settings: KnowledgeBaseSettings) -> tuple[VectorStore | None, str | None]:
+    try:
+        encoder = encoder_from_setting(settings.embeddings)
+    except EmbeddingsUnavailable as exc:
+        log.error("content vectors off: %s", exc)
+        return None, "EMBEDDINGS_LOAD_FAILED"
+    if encoder is None:
+        return None, "EMBEDDINGS_DISABLED"
+    return VectorStore(encoder, encoder.name, settings.embedding_batch), None
+
+
+def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
+    _, telemetry = service_telemetry(settings)
+    state = NotifyingState()
+    runner = projection_runner(settings, "knowledge-base", (KNOWLEDGE_FILES, KNOWLEDGE_BASES), state)
+    vectors, off_reason = _vectors(settings)
+    checkpoint = (VectorCheckpoint(settings.checkpoint_dir, vectors.name)
+                  if vectors is not None and settings.checkpoint_dir else None)
+
+    def save() -> None:
+        if checkpoint is not None and vectors is not None:
+            positions = {f"{tp.topic}:{tp.partition}": o for tp, o in runner.positions.items()}
+            checkpoint.save(dict(vectors.vectors), positions)
+
+    indexes = Indexes(state, vectors, settings.chunk_chars, save if checkpoint else None,
+                      settings.checkpoint_interval_seconds)
+    state.indexes = indexes
+    redis = make_redis(settings)
+    searcher = Searcher(state, indexes, RedisCursorStore(redis, settings.key_prefix()),
+                        settings.search_deadline_seconds, settings.excerpt_chars,
+                        settings.search_cursor_ttl_seconds, off_reason)
+    limiter = RedisRateLimiter(redis, settings.key_prefix(), settings.rate_limit_per_second,
+                               settings.rate_limit_burst)
+
+    @asynccontextmanager
+    async def indexing() -> AsyncIterator[None]:
+        if checkpoint is not None and vectors is not None:
+            vectors.load(await asyncio.to_thread(checkpoint.load))
+        task = asyncio.create_task(indexes.run(), name="knowledge-base-indexer")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await asyncio.to_thread(indexes.save)
+            await redis.aclose()
+
+    async def redis_check() -> bool:
+        return await redis_ready(redis)
+
+    app = make_service_app(
+        title="knowledge-base",
+        resources=[*telemetry, indexing, partial(running_projection, settings, runner)],
+        readiness={"kafka_projection": projection_ready(runner), "redis": redis_check},
+    )
+    app.include_router(state_router(state))
+    app.include_router(http.router(state, searcher, http.reader_dependency(settings, limiter)))
+    app.include_router(_stats_router(state, indexes))
+    app.state.knowledge = state
+    app.state.runner = runner
+    return app
+
+
+def _stats_router(state: KnowledgeState, indexes: Indexes) -> APIRouter:
+    api = APIRouter(prefix="/internal/v1")
+
+    @api.get("/stats")
+    async def stats() -> dict[str, Any]:
+        vectors = indexes.vectors
+        return {
+            "bases": {k: {"revision": b.revision, "files": len(b.manifest)}
+                      for k, b in state.bases.items() if b.applied},
+            "vectors": None if vectors is None else {
+                "stored": len(vectors.vectors), "pending": vectors.pending,
+                "embeddedSinceStart": vectors.embedded},
+        }
+
+    return api

@@ -1,0 +1,102 @@
+"""Files of a knowledge base as the API shows them: ids, kinds, read actions."""
+
+from __future__ import annotations
+
+import posixpath
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import quote
+
+FileKind = Literal["page", "index", "document", "directory_index", "index_catalogue", "graph"]
+NAVIGATION_KINDS = frozenset({"index", "directory_index", "index_catalogue", "graph"})
+_NAMESPACE = uuid.UUID("6f1f6c52-8d0e-4a53-9a3f-2f4b4c1d9e11")
+
+
+def source_file_id(kb_id: str, path: str) -> str:
+    """Stable per (base, path): survives content changes, never names another path."""
+    return "source-file-" + str(uuid.uuid5(_NAMESPACE, "\n".join(("source", kb_id, path))))
+
+
+def generated_file_id(kb_id: str, path: str) -> str:
+    return "generated-file-" + str(uuid.uuid5(_NAMESPACE, "\n".join(("generated", kb_id, path))))
+
+
+def graph_path(path: str) -> str:
+    """The ``_graph`` file the service derives for a source file (callers never build it)."""
+    stem = path[: -len(".md")] if path.endswith(".md") else path
+    inner = stem.removeprefix("pages/") if path.startswith("pages/") else f"_files/{stem}"
+    return f"_graph/by-file/{inner}.json"
+
+
+def parent_of(path: str) -> str:
+    return posixpath.dirname(path)
+
+
+@dataclass(frozen=True)
+class KbFile:
+    """One readable file: a source file or a derived navigation file."""
+
+    kb_id: str
+    file_id: str
+    path: str
+    kind: FileKind
+    title: str
+    description: str
+    content: str
+    content_sha256: str
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    available: bool = True
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def navigation(self) -> bool:
+        return self.kind in NAVIGATION_KINDS
+
+    @property
+    def source(self) -> bool:
+        return not self.file_id.startswith("generated-file-")
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.content.encode())
+
+    @property
+    def graph_ref(self) -> str | None:
+        return graph_path(self.path) if self.source and not self.navigation else None
+
+
+class Actions:
+    """``readActions`` paths of one base, exactly as the public API serves them."""
+
+    def __init__(self, public_path: str, kb_id: str) -> None:
+        self.base = f"{public_path.rstrip('/')}/{quote(kb_id, safe='')}"
+
+    def content_by_path(self, path: str) -> str:
+        return f"{self.base}/files/content?path={quote(path, safe='')}"
+
+    def content_by_id(self, file_id: str) -> str:
+        return f"{self.base}/files/{quote(file_id, safe='')}/content"
+
+    def file_by_id(self, file_id: str) -> str:
+        return f"{self.base}/files/{quote(file_id, safe='')}"
+
+    def related_by_id(self, file_id: str) -> str:
+        return f"{self.base}/files/{quote(file_id, safe='')}/related"
+
+    def graph_by_id(self, file_id: str) -> str:
+        return f"{self.base}/graph/expand?fileId={quote(file_id, safe='')}"
+
+    def tree(self, parent_path: str) -> str:
+        return f"{self.base}/tree?parentPath={quote(parent_path, safe='')}"
+
+    def for_file(self, file: KbFile, *, search: bool = False) -> dict[str, str]:
+        actions = {"fileContentByPath": self.content_by_path(file.path)}
+        if search:
+            actions = {"fileContentById": self.content_by_id(file.file_id), **actions}
+        if file.source and not file.navigation:
+            actions["relatedFilesById"] = self.related_by_id(file.file_id)
+            actions["graphExpansionByFileId"] = self.graph_by_id(file.file_id)
+        return actions

@@ -1,0 +1,71 @@
+"""Derived navigation files: ``_index/**`` (JSON listings), ``_graph/**`` (per-file relations)
+and a directory ``index.md`` where the source has none. Readable like other files, marked as
+navigation, never search results and never answer evidence."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from knowledge_base.domain.files import KbFile, generated_file_id
+
+if TYPE_CHECKING:
+    from knowledge_base.domain.view import BaseView
+
+
+def _generated(view: BaseView, path: str, kind: str, title: str, description: str, content: str) -> KbFile:
+    sha = hashlib.sha256(content.encode()).hexdigest()
+    return KbFile(view.kb_id, generated_file_id(view.kb_id, path), path, kind, title,  # type: ignore[arg-type]
+                  description, content, sha, body=content)
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def _entry(file: KbFile) -> dict[str, Any]:
+    return {"fileId": file.file_id, "path": file.path, "title": file.title,
+            "description": file.description, "tags": list(file.tags), "fileKind": file.kind,
+            "contentAvailable": file.available}
+
+
+def navigation_files(view: BaseView, graph_path: Callable[[str], str]) -> Iterator[KbFile]:
+    sources = [f for _, f in sorted(view.files.items()) if not f.navigation]
+    yield _generated(view, "_index/catalog.json", "index_catalogue", "Catalogue",
+                     "Every source file of the knowledge base.",
+                     _json({"revision": view.revision, "files": [_entry(f) for f in sources]}))
+    tags: dict[str, list[str]] = {}
+    for file in sources:
+        for tag in file.tags:
+            tags.setdefault(tag, []).append(file.path)
+    yield _generated(view, "_index/tags.json", "index_catalogue", "Tags", "Source files by tag.",
+                     _json({"revision": view.revision, "tags": tags}))
+    for directory in sorted({"", *view.directories}):
+        children = [f for f in sources if posixpath.dirname(f.path) == directory]
+        subdirs = sorted(d for d in view.directories if d and posixpath.dirname(d) == directory)
+        listing = directory or "root"
+        yield _generated(view, f"_index/directories/{listing}.json", "index_catalogue",
+                         f"Directory {directory or '/'}", f"Files and folders in {directory or '/'}.",
+                         _json({"directory": directory, "directories": subdirs,
+                                "files": [_entry(f) for f in children]}))
+        index_md = posixpath.join(directory, "index.md") if directory else "index.md"
+        if index_md not in view.files and directory:
+            lines = [f"# {directory}", ""]
+            lines += [f"- [{posixpath.basename(d)}/]({posixpath.basename(d)}/index.md)" for d in subdirs]
+            lines += [f"- [{f.title}]({posixpath.basename(f.path)})" for f in children]
+            yield _generated(view, index_md, "directory_index", f"Index of {directory}",
+                             f"Navigation page of {directory}.", "\n".join(lines) + "\n")
+    for file in sources:
+        if not file.available:
+            continue
+        relations = [
+            {"path": r.target_path, "relationType": r.relation_type, "direction": r.direction,
+             "weight": r.weight, "reason": r.reason}
+            for r in view.relations.get(file.path, [])
+        ]
+        yield _generated(view, graph_path(file.path), "graph", f"Relations of {file.title}",
+                         f"Relations of {file.path}.",
+                         _json({"fileId": file.file_id, "path": file.path, "relations": relations}))

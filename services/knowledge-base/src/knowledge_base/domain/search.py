@@ -1,0 +1,277 @@
+"""Hybrid search over one revision of a base: lanes fused by weighted reciprocal rank fusion.
+
+Lanes: exact path, exact title / alias, titles named inside the question, BM25 (words and
+Chinese), content vectors (chunked bodies) and graph neighbours of the top hits. Only source
+files are indexed: navigation files are never candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from knowledge_base.domain.chunks import Chunk, file_chunks
+from knowledge_base.domain.files import KbFile
+from knowledge_base.domain.fusion import fuse
+from knowledge_base.domain.lexical import Bm25Index
+from knowledge_base.domain.text import normalized, tokens
+from knowledge_base.domain.view import BaseView
+
+Mode = Literal["hybrid", "file", "graph", "vector", "bm25"]
+POOL = 200
+VECTOR_FLOOR = 0.30
+VECTOR_ONLY_FLOOR = 0.42
+BM25_FLOOR_SHARE = 0.12  # a BM25 hit below this share of the best score is noise
+WEIGHTS: dict[str, dict[str, float]] = {
+    "hybrid": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0, "vector": 1.1, "graph": 0.35},
+    "file": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0},
+    "graph": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0, "vector": 1.1, "graph": 1.0},
+    "vector": {"vector": 1.0},
+    "bm25": {"bm25": 1.0},
+}
+EVIDENCE = {"path": "path", "title": "title", "mention": "title", "bm25": "content",
+            "vector": "content", "graph": "graph"}
+_WORDISH = re.compile(r"\w", re.UNICODE)
+
+
+class Vectors(Protocol):
+    """Content vectors by chunk key (None while a chunk is not embedded yet)."""
+
+    def get(self, key: str) -> np.ndarray | None: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+@dataclass
+class Hit:
+    file: KbFile
+    score: float
+    lanes: list[str] = field(default_factory=list)
+    fields: list[str] = field(default_factory=list)
+    chunk_start: int | None = None
+    via: str | None = None  # the file a graph neighbour was reached from
+
+    @property
+    def match_type(self) -> str:
+        return "graph_neighbor" if self.lanes == ["graph"] else "file_direct"
+
+
+@dataclass
+class Outcome:
+    hits: list[Hit]
+    semantic: tuple[str, str | None]
+    lanes: dict[str, int]
+
+
+class SearchIndex:
+    """Everything one revision's searches need; built once per revision."""
+
+    def __init__(self, view: BaseView, chunk_chars: int) -> None:
+        self.view = view
+        self.revision = view.revision
+        self.docs: dict[str, KbFile] = {f.file_id: f for f in view.sources() if f.available}
+        self.bm25 = Bm25Index()
+        self.paths: dict[str, str] = {}
+        self.titles: dict[str, list[str]] = {}
+        self.chunks: list[Chunk] = []
+        for file in self.docs.values():
+            self.bm25.add(file.file_id, {
+                "title": tokens(file.title), "aliases": tokens(" ".join(file.aliases)),
+                "tags": tokens(" ".join(file.tags)), "description": tokens(file.description),
+                "path": tokens(file.path.replace("/", " ").replace("-", " ").replace("_", " ")),
+                "content": tokens(file.body),
+            })
+            for variant in _path_variants(file.path):
+                self.paths.setdefault(variant, file.file_id)
+            for name in (file.title, *file.aliases):
+                key = normalized(name)
+                if key:
+                    self.titles.setdefault(key, []).append(file.file_id)
+            self.chunks.extend(file_chunks(file, chunk_chars))
+        self.mentions = sorted(((k, v) for k, v in self.titles.items() if len(k) >= 4),
+                               key=lambda kv: -len(kv[0]))
+        self._matrix: np.ndarray | None = None
+        self._rows: list[int] = []
+        self.missing_vectors = len(self.chunks)
+
+    def refresh_vectors(self, vectors: Vectors) -> None:
+        """Gather the chunk vectors embedded so far into one matrix."""
+        rows, found = [], []
+        for i, chunk in enumerate(self.chunks):
+            vec = vectors.get(chunk.key)
+            if vec is not None:
+                rows.append(i)
+                found.append(vec)
+        self._rows = rows
+        self._matrix = np.vstack(found).astype(np.float32) if found else None
+        self.missing_vectors = len(self.chunks) - len(rows)
+
+    # -- lanes -------------------------------------------------------------------------
+    def exact_path(self, query: str) -> list[str]:
+        key = query.strip().strip("`'\"").lstrip("/")
+        hit = self.paths.get(key) or self.paths.get(key.lower())
+        return [hit] if hit else []
+
+    def exact_title(self, query: str) -> list[str]:
+        return sorted(self.titles.get(normalized(query), []), key=lambda i: self.docs[i].path)
+
+    def mention(self, query: str) -> list[str]:
+        text = normalized(query)
+        found: list[str] = []
+        for title, ids in self.mentions:
+            if title in text and title != text:
+                found.extend(i for i in ids if i not in found)
+        return found[:20]
+
+    def lexical(self, query: str) -> list[tuple[str, float, list[str]]]:
+        ranked = self.bm25.search(tokens(query), POOL)
+        if not ranked:
+            return []
+        floor = ranked[0][1] * BM25_FLOOR_SHARE
+        return [r for r in ranked if r[1] >= floor]
+
+    def semantic(self, query_vector: np.ndarray) -> list[tuple[str, float, int]]:
+        """(file id, best chunk cosine, best chunk start) over the embedded chunks."""
+        if self._matrix is None:
+            return []
+        sims = self._matrix @ query_vector.astype(np.float32)
+        order = np.argsort(-sims)[: POOL * 4]
+        best: dict[str, tuple[float, int]] = {}
+        for row in order.tolist():
+            sim = float(sims[row])
+            if sim < VECTOR_FLOOR:
+                break
+            chunk = self.chunks[self._rows[row]]
+            if chunk.file_id not in best:
+                best[chunk.file_id] = (sim, chunk.start)
+        return [(fid, sim, start) for fid, (sim, start) in best.items()][:POOL]
+
+    def neighbours(self, seeds: Sequence[str], depth: int, fanout: int) -> list[tuple[str, str]]:
+        """(neighbour id, reached from id) by relation weight, depth hops from the seeds."""
+        by_path = {f.path: f for f in self.docs.values()}
+        seen, out = set(seeds), []
+        frontier = list(seeds)
+        for _ in range(depth):
+            following = []
+            for fid in frontier:
+                taken = 0
+                for rel in self.view.relations.get(self.docs[fid].path, []):
+                    target = by_path.get(rel.target_path)
+                    if target is None or target.file_id in seen or taken >= fanout:
+                        continue
+                    seen.add(target.file_id)
+                    out.append((target.file_id, fid))
+                    following.append(target.file_id)
+                    taken += 1
+            frontier = following
+        return out
+
+    # -- the search --------------------------------------------------------------------
+    def search(self, query: str, mode: Mode, *, vectors: Vectors | None, graph_depth: int = 1,
+               graph_fanout: int = 10, semantic_off_reason: str | None = None,
+               check: Callable[[], None] = lambda: None) -> Outcome:
+        weights = WEIGHTS[mode]
+        lanes: dict[str, list[str]] = {}
+        fields: dict[str, set[str]] = {}
+        chunk_at: dict[str, int] = {}
+        if "path" in weights:
+            lanes["path"] = self.exact_path(query)
+            lanes["title"] = self.exact_title(query)
+            lanes["mention"] = self.mention(query)
+            for fid in lanes["path"]:
+                fields.setdefault(fid, set()).add("path")
+            for fid in lanes["title"] + lanes["mention"]:
+                fields.setdefault(fid, set()).add("title")
+        if "bm25" in weights:
+            lexical = self.lexical(query)
+            lanes["bm25"] = [fid for fid, _, _ in lexical]
+            for fid, _, matched in lexical:
+                fields.setdefault(fid, set()).update(matched)
+        check()
+        semantic = _semantic_state(self, vectors, semantic_off_reason, "vector" in weights)
+        if "vector" in weights and vectors is not None and semantic[0] != "unavailable" \
+                and semantic[1] != "ENCODER_LOADING":
+            try:
+                ranked = self.semantic(vectors.embed_query(query))
+            except Exception:  # the lane failed: say so, answer from the other lanes
+                ranked, semantic = [], ("degraded", "VECTOR_LANE_FAILED")
+            strong_lexical = set(lanes.get("bm25", [])) | set(lanes.get("title", []))
+            lanes["vector"] = [fid for fid, sim, _ in ranked
+                               if sim >= VECTOR_ONLY_FLOOR or fid in strong_lexical]
+            for fid, _, start in ranked:
+                chunk_at[fid] = start
+                if fid in lanes["vector"]:
+                    fields.setdefault(fid, set()).add("content")
+        check()
+        fused = fuse(lanes, weights)
+        via: dict[str, str] = {}
+        if "graph" in weights and graph_depth > 0 and fused:
+            seeds = [fid for fid, _ in fused[:3]]
+            reached = self.neighbours(seeds, graph_depth, graph_fanout)
+            lanes["graph"] = [fid for fid, _ in reached]
+            via = dict(reached)
+            fused = fuse(lanes, weights)
+        hits = []
+        for fid, score in fused:
+            found_in = [lane for lane, ids in lanes.items() if fid in ids and weights.get(lane, 0) > 0]
+            hits.append(Hit(self.docs[fid], score, found_in, sorted(fields.get(fid, set())),
+                            chunk_at.get(fid), via.get(fid) if found_in == ["graph"] else None))
+        return Outcome(hits, semantic, {k: len(v) for k, v in lanes.items()})
+
+
+def _semantic_state(index: SearchIndex, vectors: Vectors | None, off_reason: str | None,
+                    wanted: bool) -> tuple[str, str | None]:
+    if not wanted:
+        return ("unavailable", "SEMANTIC_NOT_IN_MODE")
+    if vectors is None:
+        return ("unavailable", off_reason or "EMBEDDINGS_DISABLED")
+    if not getattr(vectors, "loaded", True):
+        return ("degraded", "ENCODER_LOADING")
+    if index.chunks and index.missing_vectors == len(index.chunks):
+        return ("degraded", "VECTORS_PENDING")
+    if index.missing_vectors:
+        return ("degraded", "VECTORS_PARTIAL")
+    return ("ready", None)
+
+
+def _path_variants(path: str) -> list[str]:
+    stem = path[:-3] if path.endswith(".md") else path
+    variants = [path, stem, path.lower(), stem.lower()]
+    if path.startswith("pages/"):
+        inner = path.removeprefix("pages/")
+        variants += [inner, inner[:-3] if inner.endswith(".md") else inner]
+    return variants
+
+
+def excerpt(file: KbFile, query: str, hit: Hit, size: int) -> str:
+    """A bounded piece of the source text around the match (the best chunk for vectors)."""
+    body = file.body.strip("\n")
+    if not body:
+        return file.description[:size]
+    position = -1
+    lowered = body.lower()
+    query_tokens = sorted(set(tokens(query)), key=lambda t: -len(t))
+    for tok in query_tokens:
+        needle = tok.lstrip("~")
+        if len(needle) >= 2 and _WORDISH.search(needle):
+            position = lowered.find(needle)
+            if position >= 0:
+                break
+    if position < 0 and hit.chunk_start is not None and hit.chunk_start >= 0:
+        position = hit.chunk_start
+    start = max(0, position - size // 3) if position >= 0 else 0
+    if start:
+        space = body.rfind(" ", 0, start)
+        start = space + 1 if space >= start - 20 else start
+    text = body[start:start + size].strip()
+    return ("…" if start else "") + text + ("…" if start + size < len(body) else "")
+
+
+def item_fields(hit: Hit) -> dict[str, Any]:
+    return {"matchedFields": hit.fields or (["relations"] if hit.via else []),
+            "evidenceTypes": list(dict.fromkeys(EVIDENCE[lane] for lane in hit.lanes)),
+            "matchType": hit.match_type}

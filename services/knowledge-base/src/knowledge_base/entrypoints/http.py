@@ -1,0 +1,110 @@
+"""Internal HTTP API of knowledge-base (the gateway serves it as ``/openapi/v2/knowledge-bases``).
+
+Routes only translate: query parameters become a handler call for the account in
+``X-BKN-Account``. Every call takes a token from the account's bucket first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from bkn_common.http import request_language
+from bkn_common.openapi_errors import OpenApiCode, OpenApiError
+from knowledge_base.domain import errors
+from knowledge_base.service_layer import reading
+from knowledge_base.service_layer.ports import RateLimiter
+from knowledge_base.service_layer.reading import Reader
+from knowledge_base.service_layer.searching import Searcher, SearchRequest
+from knowledge_base.service_layer.state import KnowledgeState
+from knowledge_base.settings import KnowledgeBaseSettings
+
+ReaderFor = Callable[[Request], Awaitable[Reader]]
+
+
+def _int(request: Request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise errors.validation(f"{name} must be an integer", field=name) from None
+
+
+def _bool(request: Request, name: str) -> bool:
+    raw = (request.query_params.get(name) or "false").lower()
+    if raw not in ("true", "false", "1", "0"):
+        raise errors.validation(f"{name} must be true or false", field=name)
+    return raw in ("true", "1")
+
+
+def reader_dependency(settings: KnowledgeBaseSettings, limiter: RateLimiter) -> ReaderFor:
+    async def reader_for(request: Request) -> Reader:
+        account = request.headers.get("x-bkn-account")
+        if not account:
+            raise OpenApiError(OpenApiCode.UNAUTHORIZED, params={"reason": "no caller account"})
+        try:
+            wait = await limiter.take(account)
+        except Exception as exc:
+            raise OpenApiError(OpenApiCode.SERVICE_UNAVAILABLE, params={"reason": "rate limiter"},
+                               details={"reason": "rate_limiter_unavailable"}) from exc
+        if wait is not None:
+            raise OpenApiError(OpenApiCode.RATE_LIMITED, params={"retry_after": wait},
+                               details={"retryAfterSeconds": wait,
+                                        "retryHint": "wait retryAfterSeconds, then send the same request"})
+        return Reader(account, settings.public_path, settings.read_max_bytes, settings.max_graph_fanout)
+
+    return reader_for
+
+
+def router(state: KnowledgeState, searcher: Searcher, reader_for: ReaderFor) -> APIRouter:
+    api = APIRouter(prefix="/internal/v1/knowledge-bases/{kb_id}")
+
+    @api.get("/tree")
+    async def tree(kb_id: str, request: Request) -> dict[str, Any]:
+        q = request.query_params
+        return reading.list_tree(state, await reader_for(request), kb_id, q.get("parentPath"),
+                                 q.get("cursor"), _int(request, "limit"), q.get("entryType"))
+
+    @api.get("/files/search")
+    async def search(kb_id: str, request: Request) -> dict[str, Any]:
+        q = request.query_params
+        body = SearchRequest(kb_id, q.get("query") or "", q.get("mode") or "hybrid",
+                             _int(request, "graphDepth"), _int(request, "graphFanout"),
+                             _bool(request, "rerank"), _int(request, "limit"), q.get("cursor"))
+        return await searcher.search(await reader_for(request), body, request_language(request))
+
+    @api.get("/files/content")
+    async def content_by_path(kb_id: str, request: Request) -> dict[str, Any]:
+        path = request.query_params.get("path")
+        file_id = request.query_params.get("fileId")
+        return reading.read_file(state, await reader_for(request), kb_id, file_id, path)
+
+    @api.get("/files/{file_id}")
+    async def get_file(kb_id: str, file_id: str, request: Request) -> dict[str, Any]:
+        return reading.get_file(state, await reader_for(request), kb_id, file_id)
+
+    @api.get("/files/{file_id}/content")
+    async def content_by_id(kb_id: str, file_id: str, request: Request) -> dict[str, Any]:
+        return reading.read_file(state, await reader_for(request), kb_id, file_id, None)
+
+    @api.get("/files/{file_id}/related")
+    async def related(kb_id: str, file_id: str, request: Request) -> dict[str, Any]:
+        q = request.query_params
+        return reading.read_related(state, await reader_for(request), kb_id, file_id,
+                                    q.get("cursor"), _int(request, "limit"))
+
+    @api.get("/graph/expand")
+    async def expand(kb_id: str, request: Request) -> dict[str, Any]:
+        q = request.query_params
+        file_id = q.get("fileId")
+        if not file_id:
+            raise errors.validation("fileId is required", field="fileId")
+        return reading.expand_graph(state, await reader_for(request), kb_id, file_id,
+                                    _int(request, "depth"), _int(request, "fanout"),
+                                    _int(request, "limit"), q.get("cursor"))
+
+    return api

