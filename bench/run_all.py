@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT))
 # Module names under bench/ that expose ``main() -> dict``; order: cheap first.
 BENCHMARKS = [
     "bench.capability_eval.evaluate",
+    "bench.kb_eval.evaluate",
     "bench.materialize_capabilities",
     "bench.search_capabilities",
     "bench.sandbox",
@@ -26,6 +27,7 @@ BENCHMARKS = [
     "bench.ontology_queries",
     "bench.views",
     "bench.toon_size",
+    "bench.knowledge_base_search",
 ]
 
 

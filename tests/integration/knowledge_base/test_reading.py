@@ -93,7 +93,7 @@ def test_related_files_links_frontmatter_and_weaker_shared_tags(kb_mesh: Running
     kinds = {(i["path"], i["relationType"], i["direction"]) for i in related["items"]}
     assert ("pages/hr/sick-leave.md", "references", "outgoing") in kinds  # a Markdown link
     assert ("pages/hr/sick-leave.md", "related", "incoming") not in kinds  # one record per direction
-    assert ("pages/zh/nianjia.md", "related", "incoming") in kinds  # named by the Chinese page
+    assert ("pages/zh/nianjia.md", "references", "incoming") in kinds  # linked (and named) by the Chinese page
     assert ("pages/hr/parental-leave.md", "related", "incoming") in kinds  # see_also
     tagged = [i for i in related["items"] if i["relationType"] == "shared_tag"]
     linked = [i for i in related["items"] if i["relationType"] != "shared_tag"]

@@ -22,18 +22,19 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import KNOWLEDGE_BASES, KNOWLEDGE_FILES
+from bkn_common.topics import projection_topics
 from knowledge_base.adapters.embedder import EmbeddingsUnavailable, encoder_from_setting
 from knowledge_base.adapters.redis_store import RedisCursorStore, RedisRateLimiter
 from knowledge_base.adapters.vector_checkpoint import VectorCheckpoint
 from knowledge_base.entrypoints import http
 from knowledge_base.service_layer.indexes import Indexes
+from knowledge_base.service_layer.projection import KnowledgeState
 from knowledge_base.service_layer.searching import Searcher
-from knowledge_base.service_layer.state import KnowledgeState
 from knowledge_base.service_layer.vectors import VectorStore
 from knowledge_base.settings import KnowledgeBaseSettings
 
 log = logging.getLogger(__name__)
+CONSUMER = "knowledge-base"
 
 
 class NotifyingState(KnowledgeState):
@@ -63,7 +64,7 @@ def _vectors(settings: KnowledgeBaseSettings) -> tuple[VectorStore | None, str |
 def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
     _, telemetry = service_telemetry(settings)
     state = NotifyingState()
-    runner = projection_runner(settings, "knowledge-base", (KNOWLEDGE_FILES, KNOWLEDGE_BASES), state)
+    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), state)
     vectors, off_reason = _vectors(settings)
     checkpoint = (VectorCheckpoint(settings.checkpoint_dir, vectors.name)
                   if vectors is not None and settings.checkpoint_dir else None)
@@ -87,7 +88,7 @@ def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
     async def indexing() -> AsyncIterator[None]:
         if checkpoint is not None and vectors is not None:
             vectors.load(await asyncio.to_thread(checkpoint.load))
-        task = asyncio.create_task(indexes.run(), name="knowledge-base-indexer")
+        task = asyncio.create_task(indexes.run(runner.caught_up), name="knowledge-base-indexer")
         try:
             yield
         finally:
@@ -122,9 +123,10 @@ def _stats_router(state: KnowledgeState, indexes: Indexes) -> APIRouter:
         return {
             "bases": {k: {"revision": b.revision, "files": len(b.manifest)}
                       for k, b in state.bases.items() if b.applied},
+            "settled": indexes.settled(),
             "vectors": None if vectors is None else {
                 "stored": len(vectors.vectors), "pending": vectors.pending,
-                "embeddedSinceStart": vectors.embedded},
+                "embeddedSinceStart": vectors.embedded, "checkpointed": indexes.checkpointed},
         }
 
     return api

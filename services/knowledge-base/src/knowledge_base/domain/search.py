@@ -24,12 +24,12 @@ from knowledge_base.domain.view import BaseView
 Mode = Literal["hybrid", "file", "graph", "vector", "bm25"]
 POOL = 200
 VECTOR_FLOOR = 0.30
-VECTOR_ONLY_FLOOR = 0.42
-BM25_FLOOR_SHARE = 0.12  # a BM25 hit below this share of the best score is noise
+VECTOR_ONLY_FLOOR = 0.38
+BM25_FLOOR_SHARE = 0.25  # a BM25 hit below this share of the best score is noise
 WEIGHTS: dict[str, dict[str, float]] = {
-    "hybrid": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0, "vector": 1.1, "graph": 0.35},
+    "hybrid": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0, "vector": 1.6, "graph": 0.35},
     "file": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0},
-    "graph": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0, "vector": 1.1, "graph": 1.0},
+    "graph": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0, "vector": 1.6, "graph": 1.0},
     "vector": {"vector": 1.0},
     "bm25": {"bm25": 1.0},
 }
@@ -211,7 +211,11 @@ class SearchIndex:
         via: dict[str, str] = {}
         if "graph" in weights and graph_depth > 0 and fused:
             seeds = [fid for fid, _ in fused[:3]]
-            reached = self.neighbours(seeds, graph_depth, graph_fanout)
+            direct = {fid for fid, _ in fused}
+            # neighbours the other lanes did not find: the graph lane adds candidates, it does
+            # not reorder the direct hits (a small boost would outweigh their rank differences)
+            reached = [(fid, via) for fid, via in self.neighbours(seeds, graph_depth, graph_fanout)
+                       if fid not in direct]
             lanes["graph"] = [fid for fid, _ in reached]
             via = dict(reached)
             fused = fuse(lanes, weights)

@@ -16,9 +16,9 @@ from bkn_common.openapi_errors import OpenApiCode, OpenApiError
 from knowledge_base.domain import errors
 from knowledge_base.service_layer import reading
 from knowledge_base.service_layer.ports import RateLimiter
+from knowledge_base.service_layer.projection import KnowledgeState
 from knowledge_base.service_layer.reading import Reader
 from knowledge_base.service_layer.searching import Searcher, SearchRequest
-from knowledge_base.service_layer.state import KnowledgeState
 from knowledge_base.settings import KnowledgeBaseSettings
 
 ReaderFor = Callable[[Request], Awaitable[Reader]]

