@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
 from tests.integration.knowledge_base.support import DEMO, api, ok, refused, wait_revision
@@ -19,7 +18,8 @@ TIGHT = {"KNOWLEDGE_BASE_SEARCH_DEADLINE_SECONDS": "0", "KNOWLEDGE_BASE_READ_MAX
 
 
 def _stats(mesh: RunningMesh) -> dict[str, object]:
-    return dict(httpx.get(f"{mesh.url('knowledge_base')}/internal/v1/stats", timeout=10).json())
+    with mesh.internal("knowledge_base") as client:
+        return dict(client.get("/internal/v1/stats").json())
 
 
 def _vectors_ready(mesh: RunningMesh) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.integration.knowledge_base.support import DEMO, wait_revision
@@ -17,10 +16,11 @@ KB_TOOLS = {"search_files", "read_file", "list_tree", "get_file", "read_related"
 
 
 def _evidence(mesh: RunningMesh, interaction_id: str) -> list[dict[str, Any]]:
-    url = f"{mesh.url('trace_recorder')}/internal/v1/interactions/{interaction_id}"
+    url = f"/internal/v1/interactions/{interaction_id}"
     deadline = time.monotonic() + 30
     while True:
-        view = httpx.get(url, headers={"X-BKN-Account": "dev"}, timeout=10).json()
+        with mesh.internal("trace_recorder", "dev") as client:
+            view = client.get(url).json()
         found = [e for op in view.get("operations", []) for e in op["evidence"]]
         if len(found) >= 2 or time.monotonic() > deadline:
             return found

@@ -103,8 +103,10 @@ def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
 
     app = make_service_app(
         title="knowledge-base",
+        settings=settings,
         resources=[*telemetry, indexing, partial(running_projection, settings, runner)],
         readiness={"kafka_projection": projection_ready(runner), "redis": redis_check},
+        runners={"kafka_projection": runner},
     )
     app.include_router(state_router(state))
     app.include_router(http.router(state, searcher, http.reader_dependency(settings, limiter)))

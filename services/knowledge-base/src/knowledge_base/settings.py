@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
-from bkn_common.settings import ServiceSettings
+from bkn_common.settings import CheckpointSettings
 
 
-class KnowledgeBaseSettings(ServiceSettings):
+class KnowledgeBaseSettings(CheckpointSettings):
     model_config = SettingsConfigDict(
         env_prefix="KNOWLEDGE_BASE_", extra="ignore", populate_by_name=True
     )
@@ -32,9 +32,8 @@ class KnowledgeBaseSettings(ServiceSettings):
     """Per-account token bucket in Redis: refill rate (requests per second)."""
     rate_limit_burst: int = Field(120, ge=1)
     """Per-account token bucket capacity."""
-    checkpoint_dir: str = ""
-    """Where content vectors are kept across restarts (empty = off: re-embed at start)."""
-    checkpoint_interval_seconds: float = Field(30.0, gt=0)
+    # checkpoint_dir / checkpoint_interval_seconds (CheckpointSettings): the store's shared
+    # checkpoint (bkn_common.checkpoint) and, beside it, the content vectors (vectors.npz)
     redis_prefix: str | None = None
     """Redis key prefix (default ``bkn:<TOPIC_PREFIX>knowledge-base:``)."""
 

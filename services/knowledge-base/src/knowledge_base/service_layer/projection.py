@@ -42,6 +42,8 @@ class BaseRecord:
 
 
 class KnowledgeState:
+    checkpoint_version = 1
+
     def __init__(self) -> None:
         self.bases: dict[str, BaseRecord] = {}
         self._views: dict[str, tuple[int, BaseView]] = {}
@@ -104,6 +106,25 @@ class KnowledgeState:
             del parsed[key]
         self._views[kb_id] = (base.version, view)
         return view
+
+    def checkpoint_data(self) -> dict[str, Any]:
+        return {"bases": {
+            k: {"name": b.name, "readers": sorted(b.readers), "revision": b.revision,
+                "manifest": b.manifest, "removed": sorted(b.removed),
+                "contents": {p: list(v.items()) for p, v in b.contents.items()}}
+            for k, b in self.bases.items()
+        }}
+
+    def restore_checkpoint(self, data: dict[str, Any]) -> None:
+        bases = {}
+        for kb_id, raw in data["bases"].items():
+            bases[kb_id] = BaseRecord(
+                kb_id, str(raw["name"]), frozenset(raw["readers"]), int(raw["revision"]),
+                dict(raw["manifest"]),
+                {p: OrderedDict((str(sha), str(text)) for sha, text in v) for p, v in raw["contents"].items()},
+                set(raw["removed"]), version=1,
+            )
+        self.bases = bases  # all or nothing: assigned only once every base decoded
 
     def snapshot(self) -> dict[str, Any]:
         sections: dict[str, Any] = {
