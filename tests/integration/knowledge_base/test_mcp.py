@@ -17,12 +17,12 @@ KB_TOOLS = {"search_files", "read_file", "list_tree", "get_file", "read_related"
 
 def _evidence(mesh: RunningMesh, interaction_id: str) -> list[dict[str, Any]]:
     url = f"/internal/v1/interactions/{interaction_id}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90
     while True:
         with mesh.internal("trace_recorder", "dev") as client:
             view = client.get(url).json()
         found = [e for op in view.get("operations", []) for e in op["evidence"]]
-        if len(found) >= 2 or time.monotonic() > deadline:
+        if any(e["attributes"].get("tool") == "read_file" for e in found) or time.monotonic() > deadline:
             return found
         time.sleep(0.2)
 
