@@ -334,7 +334,7 @@ class ProjectionRunner:
             total += max(0, end - begin)
             done += max(0, min(self.positions.get(tp, begin), end) - begin)
         return {"offsets_done": done, "offsets_total": total, "caught_up": self.caught_up.is_set(),
-                "checkpoint": self.checkpoint_status}
+                "checkpoint": self.checkpoint_status, "partitions": len(self._catch_up_target)}
 
     async def _apply_until_done(self, record: ConsumerRecord[bytes, bytes]) -> None:
         """Apply or dead-letter the record; if even the dead-letter topic fails, keep retrying

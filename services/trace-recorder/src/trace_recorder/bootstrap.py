@@ -64,6 +64,7 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
                    partial(connected_broker, broker), partial(_draining, core)],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
                    "redis": coordination_ready},
+        runners={"kafka_projection": runner},
     )
     install_trace_errors(app)
     app.include_router(state_router(store))
