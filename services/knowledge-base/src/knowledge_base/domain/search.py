@@ -74,6 +74,7 @@ class SearchIndex:
         self.view = view
         self.revision = view.revision
         self.docs: dict[str, KbFile] = {f.file_id: f for f in view.sources() if f.available}
+        self.by_path: dict[str, KbFile] = {f.path: f for f in self.docs.values()}
         self.bm25 = Bm25Index()
         self.paths: dict[str, str] = {}
         self.titles: dict[str, list[str]] = {}
@@ -152,7 +153,7 @@ class SearchIndex:
 
     def neighbours(self, seeds: Sequence[str], depth: int, fanout: int) -> list[tuple[str, str]]:
         """(neighbour id, reached from id) by relation weight, depth hops from the seeds."""
-        by_path = {f.path: f for f in self.docs.values()}
+        by_path = self.by_path
         seen, out = set(seeds), []
         frontier = list(seeds)
         for _ in range(depth):
