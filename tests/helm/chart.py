@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import os
+import importlib
+import inspect
 import subprocess
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import AliasChoices
+
+from bkn_common.settings import ServiceSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "deploy" / "helm" / "context-loader"
@@ -64,5 +68,20 @@ def documents(manifest: str) -> list[dict[str, Any]]:
     return [doc for doc in yaml.safe_load_all(manifest) if doc]
 
 
-def environ(name: str) -> str:
-    return os.environ.get(name, "")
+def settings_names(module: str) -> set[str]:
+    """Every environment name the module's settings class reads."""
+    settings = importlib.import_module(f"{module}.settings")
+    cls = next(obj for obj in vars(settings).values()
+               if inspect.isclass(obj) and issubclass(obj, ServiceSettings) and obj is not ServiceSettings
+               and obj.__module__ == settings.__name__)
+    prefix = str(cls.model_config.get("env_prefix", "")).upper()
+    names = set()
+    for field_name, field in cls.model_fields.items():
+        alias = field.validation_alias
+        if isinstance(alias, AliasChoices):
+            names |= {str(choice).upper() for choice in alias.choices}
+        elif isinstance(alias, str):
+            names.add(alias.upper())
+        else:
+            names.add(prefix + field_name.upper())
+    return names

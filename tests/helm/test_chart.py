@@ -4,6 +4,7 @@ and kube-score with a short allowlist."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -21,6 +22,7 @@ from tests.helm.chart import (
     documents,
     render,
     run,
+    settings_names,
     template_args,
     tools_env,
 )
@@ -142,3 +144,27 @@ def test_kube_score(values: str) -> None:
     problems = [line for line in result.stdout.splitlines() if line.startswith(("[CRITICAL]", "[WARNING]"))]
     assert not problems, "\n".join(problems)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("values", sorted(VALUE_SETS))
+def test_every_env_name_is_one_its_settings_class_reads(values: str) -> None:
+    """The chart never invents a second name: each env name of a service's container is a field
+    (or alias) of that service's settings class; the clctl Jobs' of clctl's, besides bundles.env."""
+    files, apis = VALUE_SETS[values]
+    docs = documents(render(*files, api_versions=apis))
+    bundle_inputs = {key for path in files for key in
+                     (yaml.safe_load(path.read_text()).get("bundles", {}).get("env") or {})}
+    checked = 0
+    for doc in docs:
+        if doc["kind"] not in ("Deployment", "StatefulSet", "Job"):
+            continue
+        container = doc["spec"]["template"]["spec"]["containers"][0]
+        module = container["command"][2] if container["command"][:2] == ["python", "-m"] else "clctl"
+        if importlib.util.find_spec(module) is None:
+            assert module == "knowledge_base", f"{module} is not installed"  # until it lands
+            continue
+        names = {item["name"] for item in container["env"]}
+        unknown = names - settings_names(module) - (bundle_inputs if doc["kind"] == "Job" else set())
+        assert not unknown, f"{doc['metadata']['name']} sets names {module}'s settings never read: {unknown}"
+        checked += 1
+    assert checked >= 6

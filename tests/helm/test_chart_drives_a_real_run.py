@@ -15,7 +15,6 @@ import base64
 import hashlib
 import importlib
 import importlib.util
-import inspect
 import json
 import os
 import secrets
@@ -33,10 +32,8 @@ from typing import Any
 import devmesh
 import pytest
 import yaml
-from pydantic import AliasChoices
 
-from bkn_common.settings import ServiceSettings
-from tests.helm.chart import ROOT, documents, render
+from tests.helm.chart import ROOT, documents, render, settings_names
 from tests.support.infra import Infra, real_infra
 
 pytestmark = pytest.mark.integration
@@ -235,25 +232,6 @@ def test_every_workload_reads_only_names_its_settings_class_reads(rendered: tupl
     for job in chart.kind("Job"):  # clctl; bundles.env (bundle inputs, `${VAR}`) is empty here
         names = {item["name"] for item in job["spec"]["template"]["spec"]["containers"][0]["env"]}
         assert not names - settings_names("clctl"), job["metadata"]["name"]
-
-
-def settings_names(module: str) -> set[str]:
-    """Every environment name the module's settings class reads."""
-    settings = importlib.import_module(f"{module}.settings")
-    cls = next(obj for obj in vars(settings).values()
-               if inspect.isclass(obj) and issubclass(obj, ServiceSettings) and obj is not ServiceSettings
-               and obj.__module__ == settings.__name__)
-    prefix = str(cls.model_config.get("env_prefix", "")).upper()
-    names = set()
-    for field_name, field in cls.model_fields.items():
-        alias = field.validation_alias
-        if isinstance(alias, AliasChoices):
-            names |= {str(choice).upper() for choice in alias.choices}
-        elif isinstance(alias, str):
-            names.add(alias.upper())
-        else:
-            names.add(prefix + field_name.upper())
-    return names
 
 
 def test_every_readyz_is_green(running: Rendered) -> None:
