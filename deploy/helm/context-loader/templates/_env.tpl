@@ -88,6 +88,10 @@
 {{- else }}
 - name: TRACE_RECORDER_DATABASE_URL
   value: {{ .Values.postgresql.url | quote }}
+{{- with .Values.postgresql.schema }}
+- name: TRACE_RECORDER_DATABASE_SCHEMA
+  value: {{ . | quote }}
+{{- end }}
 {{- if or .Values.postgresql.existingSecret .Values.postgresql.password }}
 - name: TRACE_RECORDER_DATABASE_PASSWORD
   valueFrom:
