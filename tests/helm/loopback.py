@@ -171,7 +171,7 @@ def get(url: str, key: str | None = None, body: dict[str, Any] | None = None) ->
         return 0, b""
 
 
-def wait_until(what: str, check: Any, processes: dict[str, subprocess.Popen[bytes]], timeout: float = 120) -> None:
+def wait_until(what: str, check: Any, processes: dict[str, subprocess.Popen[bytes]], timeout: float = 240) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         dead = {name: p.returncode for name, p in processes.items() if p.poll() is not None}

@@ -74,7 +74,7 @@ def test_an_authenticated_search_goes_through_the_gateway(running: Rendered) -> 
             found[:] = json.loads(answer).get("capabilities", [])
         return bool(found)
 
-    wait_until("the demo network's capabilities", searched, {}, timeout=60)
+    wait_until("the demo network's capabilities", searched, {}, timeout=180)
     assert any("fx" in json.dumps(hit).lower() for hit in found)
     status, _ = get(url, "bak_" + "x" * 43, body)
     assert status == 401

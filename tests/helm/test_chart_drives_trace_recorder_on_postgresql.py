@@ -77,7 +77,7 @@ def test_a_managed_interaction_lands_in_the_schema(chart_run: tuple[Rendered, di
             answer.update(json.loads(reply))
         return bool(answer)
 
-    wait_until("bkn_start_interaction", started, {}, timeout=60)
+    wait_until("bkn_start_interaction", started, {}, timeout=180)
     interaction = answer["interaction_id"]
 
     def stored() -> bool:
@@ -86,4 +86,4 @@ def test_a_managed_interaction_lands_in_the_schema(chart_run: tuple[Rendered, di
                                      (interaction,)).fetchone()
         return bool(row and row[0])
 
-    wait_until(f"interaction {interaction} in {schema}.interactions", stored, {}, timeout=60)
+    wait_until(f"interaction {interaction} in {schema}.interactions", stored, {}, timeout=180)
