@@ -10,7 +10,7 @@ fresh one).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import psycopg
@@ -43,7 +43,9 @@ class PostgresDialect(SqlDialect):
     def connect(self, role: str) -> Any:
         connection = psycopg.connect(self._conninfo, autocommit=True)
         if self.schema:
-            connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
+            # replicas starting together race here (IF NOT EXISTS does not serialise sessions)
+            with suppress(psycopg.errors.UniqueViolation, psycopg.errors.DuplicateSchema):
+                connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
             connection.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema)))
         if role == "reader":
             connection.execute("SET synchronous_commit TO off")
