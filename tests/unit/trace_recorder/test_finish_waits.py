@@ -7,6 +7,8 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from bkn_common import events as ev
 from trace_recorder.domain.rules import operation_id_for, operation_key, receipt_id_for
 from trace_recorder.service_layer.core import Keys
@@ -90,21 +92,16 @@ async def test_past_the_bound_the_turn_is_assembling_and_the_view_follows_late_r
     assert summary["evidence_status"] == "complete"
 
 
-async def test_an_abandoned_operation_is_not_waited_for_and_counts_as_lost(rig: Any) -> None:
+@pytest.mark.parametrize(("landed", "status"), [(0, "failed"), (1, "partial")])
+async def test_an_abandoned_operation_is_not_waited_for_and_counts_as_lost(
+    rig: Any, landed: int, status: str
+) -> None:
     rig.rebuild(finish_wait_seconds=60)
     started = await rig.start()
     await rig.begin(started, correlation="died")
     rig.clock.advance(rig.policy.pending_timeout_seconds + 1)
+    for n in range(landed):
+        done = await rig.begin(started, correlation=f"fine-{n}")
+        await rig.operations.complete(CompleteCommand("alice", done["operation_id"], "completed"))
     result = await finishing(rig, started)  # returns without waiting: nobody will complete it
-    assert result["evidence_status"] == "failed"
-
-
-async def test_a_lost_operation_beside_landed_ones_is_partial(rig: Any) -> None:
-    rig.rebuild(finish_wait_seconds=60)
-    started = await rig.start()
-    await rig.begin(started, correlation="died")
-    rig.clock.advance(rig.policy.pending_timeout_seconds + 1)
-    landed = await rig.begin(started, correlation="fine")
-    await rig.operations.complete(CompleteCommand("alice", landed["operation_id"], "completed"))
-    result = await finishing(rig, started)
-    assert (result["evidence_status"], result["operations"]) == ("partial", 2)
+    assert (result["evidence_status"], result["operations"]) == (status, 1 + landed)

@@ -40,6 +40,7 @@ class ApiError(Exception):
         params: Mapping[str, object] | None = None,
         details: Any = None,
         extra: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(code)
         self.code = code
@@ -47,6 +48,7 @@ class ApiError(Exception):
         self.params = dict(params or {})
         self.details = details
         self.extra = dict(extra or {})
+        self.headers = dict(headers or {})  # HTTP response headers of a REST refusal (Retry-After)
 
     def envelope(self, language: Language, request_id: str | None = None) -> ErrorEnvelope:
         """Render this error for a caller speaking ``language``."""

@@ -64,7 +64,7 @@ def error_response(request: Request, error: ApiError) -> JSONResponse:
     return JSONResponse(
         error.render(request_language(request), request_id(request)),
         status_code=error.status,
-        headers={REQUEST_ID_HEADER: request_id(request)},
+        headers={**error.headers, REQUEST_ID_HEADER: request_id(request)},
     )
 
 

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 
 from fastapi import FastAPI
+from redis.asyncio import Redis
 from starlette.routing import Route
 
 from bkn_common.kafka import EventPublisher, make_broker
@@ -16,6 +17,7 @@ from bkn_common.service import connected_broker, make_service_app, service_telem
 from gateway.adapters.idempotency import IdempotencyStore
 from gateway.adapters.identity import Authenticator
 from gateway.adapters.internal import InternalServices
+from gateway.adapters.rate_limit import RedisRateLimiter
 from gateway.adapters.trace_core import TraceCore
 from gateway.entrypoints import mcp_info, openapi, openapi_kb, rest
 from gateway.entrypoints.mcp_http import McpEndpointApp, SessionStore, running, session_manager
@@ -23,6 +25,7 @@ from gateway.entrypoints.mcp_server import build_server
 from gateway.service_layer.access import AccessChecker
 from gateway.service_layer.catalogue import build_registry
 from gateway.service_layer.deps import Deps
+from gateway.service_layer.rate_limits import BucketRates, RateLimiter
 from gateway.settings import GatewaySettings
 
 
@@ -46,6 +49,17 @@ def build_deps(settings: GatewaySettings) -> Deps:
         idempotency=IdempotencyStore(redis, prefix, settings.idempotency_ttl_seconds),
         trace=TraceCore(services.trace_recorder, redis, prefix),
         registry=build_registry(settings),
+        limits=rate_limiter(settings, redis, prefix),
+    )
+
+
+def rate_limiter(settings: GatewaySettings, redis: Redis, prefix: str) -> RateLimiter | None:
+    if not settings.rate_limit_enabled:
+        return None
+    return RedisRateLimiter(
+        redis, prefix,
+        BucketRates(settings.rate_limit_account_per_second, settings.rate_limit_account_burst),
+        BucketRates(settings.rate_limit_tool_per_second, settings.rate_limit_tool_burst),
     )
 
 

@@ -34,3 +34,9 @@ class GatewaySettings(ServiceSettings):
     mcp_conformance_fixtures: bool = False  # test_* fixture tools for the MCP conformance suite only
     permission_request_path_template: str | None = None
     permission_request_disabled: bool = True
+    # token buckets per account and per account and tool (docs/operations.md#rate-limits)
+    rate_limit_enabled: bool = False
+    rate_limit_account_per_second: float = Field(20.0, gt=0)
+    rate_limit_account_burst: int = Field(40, ge=1)
+    rate_limit_tool_per_second: float = Field(5.0, gt=0)
+    rate_limit_tool_burst: int = Field(10, ge=1)

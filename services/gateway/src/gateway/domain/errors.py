@@ -14,6 +14,7 @@ class GatewayCode:
     ORIGIN_NOT_ALLOWED = "origin_not_allowed"
     RECEIPT_PENDING = "receipt_pending"
     TRACE_CORE_UNAVAILABLE = "trace_core_unavailable"
+    RATE_LIMITED = "rate_limited"
 
 
 register_messages(
@@ -41,6 +42,10 @@ register_messages(
         GatewayCode.TRACE_CORE_UNAVAILABLE: {
             "zh-CN": "Trace Core 暂不可用，无法创建或结束受管 Interaction；不会伪造 ID，请稍后重试。",
             "en-US": "The trace core is unavailable, so no managed interaction can be started or finished; ids are never fabricated. Retry shortly.",
+        },
+        GatewayCode.RATE_LIMITED: {
+            "zh-CN": "请求过于频繁：{tool} 超出了本账户的调用速率限制，请在 {retry_after} 秒后重试。",
+            "en-US": "Too many calls: {tool} is over this account's rate limit; retry in {retry_after} s.",
         },
         GatewayCode.RECEIPT_PENDING: {
             "zh-CN": "同一调用仍在执行中，回执尚未生成；请稍后用相同的调用 ID 重试以取得原结果。",

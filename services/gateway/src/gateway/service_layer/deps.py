@@ -11,6 +11,7 @@ from gateway.adapters.idempotency import IdempotencyStore
 from gateway.adapters.internal import InternalServices
 from gateway.adapters.trace_core import TraceCore
 from gateway.service_layer.access import AccessChecker
+from gateway.service_layer.rate_limits import RateLimiter
 from gateway.service_layer.registry import ToolRegistry
 from gateway.settings import GatewaySettings
 
@@ -25,3 +26,4 @@ class Deps:
     trace: TraceCore
     registry: ToolRegistry
     events: EventPublisher | None = None  # Kafka producer (execute_action publishes requests)
+    limits: RateLimiter | None = None  # None: no rate limits (GATEWAY_RATE_LIMIT_ENABLED=false)

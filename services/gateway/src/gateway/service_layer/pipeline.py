@@ -29,6 +29,7 @@ from gateway.domain.context import CallContext, parse_bkn_context
 from gateway.domain.errors import GatewayCode
 from gateway.domain.trace_messages import UNRECORDED_MARKER, conversation_required
 from gateway.service_layer.deps import Deps
+from gateway.service_layer.rate_limits import rate_limited
 from gateway.service_layer.registry import ToolDefinition
 
 IDEMPOTENT_WAIT_SECONDS = 60.0
@@ -97,6 +98,10 @@ def _annotate(span: Span, ctx: CallContext) -> None:
 
 async def _call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str, Any]) -> ToolOutcome:
     definition = lookup(deps, ctx, name)
+    if deps.limits is not None:  # before any work: a refused call does nothing
+        admission = await deps.limits.take(ctx.principal.account, definition.name)
+        if not admission.admitted:
+            raise rate_limited(admission, definition.name)
     payload = dict(payload)
     raw_context = payload.pop("bkn_context", None)
     args = parse_input(definition, payload)
