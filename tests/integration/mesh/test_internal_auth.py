@@ -65,7 +65,8 @@ def send(mesh: RunningMesh, service: str, method: str, path: str, auth: httpx.Au
 def test_every_internal_route_of_every_service_needs_the_mesh_credential(mesh: RunningMesh) -> None:
     routes = internal_routes(mesh)
     services = {service for service, _, _ in routes}
-    assert services == {"capability_index", "tool_executor", "trace_recorder", "ontology_query"}
+    assert services == {"capability_index", "tool_executor", "trace_recorder", "ontology_query",
+                        "knowledge_base"}
     assert len(routes) >= 38
     current, previous = mesh_auth(mesh.layout.mesh_secret), mesh_auth(PREVIOUS)
     wrong = mesh_auth("wrong-" + secrets.token_urlsafe(24))
