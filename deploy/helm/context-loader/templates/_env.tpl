@@ -30,6 +30,18 @@
 - name: EXECUTE_SKILL_ENABLED
   value: "true"
 {{- end }}
+{{- if $g.rateLimit.enabled }}
+- name: GATEWAY_RATE_LIMIT_ENABLED
+  value: "true"
+- name: GATEWAY_RATE_LIMIT_ACCOUNT_PER_SECOND
+  value: {{ $g.rateLimit.accountPerSecond | quote }}
+- name: GATEWAY_RATE_LIMIT_ACCOUNT_BURST
+  value: {{ $g.rateLimit.accountBurst | quote }}
+- name: GATEWAY_RATE_LIMIT_TOOL_PER_SECOND
+  value: {{ $g.rateLimit.toolPerSecond | quote }}
+- name: GATEWAY_RATE_LIMIT_TOOL_BURST
+  value: {{ $g.rateLimit.toolBurst | quote }}
+{{- end }}
 {{- with $g.allowedOrigins }}
 - name: GATEWAY_ALLOWED_ORIGINS
   value: {{ toJson . | quote }}
