@@ -101,6 +101,7 @@ class MeshLayout:
             "TRACE_RECORDER_PORT": str(self.port(4)),
             "ONTOLOGY_QUERY_PORT": str(self.port(5)),
             "KNOWLEDGE_BASE_PORT": str(self.port(6)),
+            "ONTOLOGY_QUERY_DATA_DIR": str(self.run_dir / "ontology-query-data"),
             "FINANCE_API_URL": urls["finance_api"],
             "LOGISTICS_MCP_URL": urls["logistics_mcp"],
             # checkpointed stores: one file per consumer in one folder of the run

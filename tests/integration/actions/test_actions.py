@@ -114,14 +114,14 @@ def test_action_info_is_a_function_definition_with_the_instances_pre_bound(
     assert tool["type"] == "function" and function["name"] == "act_settle_po"
     assert "结算" in function["description"] or "settle" in function["description"].lower()
     properties = function["parameters"]["properties"]
-    assert properties["_instance_identity"]["const"] == [po(i) for i in ids]
+    assert properties["_instance_identities"]["const"] == [po(i) for i in ids]
     assert properties["at_id"]["const"] == "act_settle_po"
-    inputs = properties["parameters"]
+    inputs = properties["dynamic_params"]
     assert inputs["properties"]["X-Settlement-Channel"]["type"] == "string"
     assert inputs["required"] == [] and inputs["additionalProperties"] is False
     assert data["calls"] == [
         {
-            "_instance_identity": [po(i)],
+            "_instance_identities": [po(i)],
             "bound_arguments": {
                 "order_id": i,
                 "currency": ORDERS[i]["currency"],
@@ -141,14 +141,14 @@ def test_action_info_is_a_function_definition_with_the_instances_pre_bound(
         )
     )
     assert once["calls"] == [
-        {"_instance_identity": [po(i) for i in ids], "bound_arguments": {"base": "CNY"}}
+        {"_instance_identities": [po(i) for i in ids], "bound_arguments": {"base": "CNY"}}
     ]
     slow = ok(
         mesh.call(
             "get_action_info", {"kn_id": KN, "at_id": SLOW, "_instance_identity": [po(ids[0])]}
         )
     )
-    assert slow["tools"][0]["function"]["parameters"]["properties"]["parameters"]["required"] == [
+    assert slow["tools"][0]["function"]["parameters"]["properties"]["dynamic_params"]["required"] == [
         "seconds"
     ]
 

@@ -73,7 +73,8 @@ async def test_a_managed_turn_from_start_to_finish(mesh: RunningMesh) -> None:
         finished = await finish(client, context)
     assert finished["conversation_id"] == context["conversation_id"]
     assert finished["interaction_id"] == context["interaction_id"]
-    assert finished["execution_status"] == "succeeded"
+    assert finished["execution_status"] == "completed"
+    assert finished["operations_status"] == "succeeded"
     assert finished["evidence_status"] == "complete"
     assert finished["operations"] == 2
 

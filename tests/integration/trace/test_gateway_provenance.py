@@ -55,7 +55,8 @@ def test_a_full_turn_is_readable_with_operations_receipts_evidence_and_spans(mes
     assert execute.json()["converted"] == 72.0
     receipt_id = execute.headers["bkn-receipt-id"]
     finish = mesh.call("bkn_finish_interaction", {**ctx, "outcome": "completed", "answer": "72 CNY"})
-    assert finish.json()["execution_status"] == "succeeded"
+    assert finish.json()["execution_status"] == "completed"
+    assert finish.json()["operations_status"] == "succeeded"
     assert finish.json()["evidence_status"] == "complete"
 
     def complete_view() -> dict[str, Any]:

@@ -41,6 +41,8 @@ SUPPLY_CHAIN_EVENT_COUNTS = {
     "catalog.toolbox.upserted": 3,
     "catalog.mcp_server.upserted": 1,
     "catalog.skill.upserted": 2,
+    "data.resource.upserted": 7,
+    "data.resource_grants.replaced": 2,
     "instance.object.upserted": 526,
     "instance.relation.upserted": 1170,
     "lifecycle.owner_state.changed": 4,
@@ -625,3 +627,17 @@ def test_problem_is_printable() -> None:
     assert str(Problem("network.yaml", "", "not valid YAML")) == (
         "network.yaml: <document>: not valid YAML"
     )
+
+
+def test_the_demo_tables_are_generated_from_the_bundle() -> None:
+    script = SUPPLY_CHAIN / "generate_tables.py"
+    assert subprocess.run([sys.executable, str(script), "--check"]).returncode == 0
+
+
+def test_every_object_type_is_backed_by_a_declared_resource(events: list[ev.Event]) -> None:
+    declared = {e.id: e for e in of(events, ev.DataResourceUpserted)}
+    for ot in of(events, ev.ObjectTypeUpserted):
+        resource = declared[ot.data_source.id]
+        columns = {c.name for c in resource.columns}
+        assert {p.mapped_field or p.name for p in ot.properties} <= columns, ot.id
+        assert Path(resource.source.path).is_file()

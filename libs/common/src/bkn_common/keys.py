@@ -13,6 +13,8 @@ _KEYS: dict[type[ev.Event], Callable[[Any], str]] = {
     ev.RelationTypeUpserted: lambda e: f"rt:{e.kn_id}:{e.id}",
     ev.ActionTypeUpserted: lambda e: f"at:{e.kn_id}:{e.id}",
     ev.ConceptGroupUpserted: lambda e: f"cg:{e.kn_id}:{e.id}",
+    ev.DataResourceUpserted: lambda e: f"res:{e.id}",
+    ev.DataResourceGrantsReplaced: lambda e: f"resgrant:{e.account}",
     ev.ObjectInstanceUpserted: lambda e: f"obj:{e.kn_id}:{e.ot_id}:{e.id}",
     ev.RelationInstanceUpserted: lambda e: f"rel:{e.kn_id}:{e.rt_id}:{e.source_id}:{e.target_id}",
     ev.ToolboxUpserted: lambda e: f"toolbox:{e.id}",

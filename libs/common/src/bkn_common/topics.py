@@ -17,6 +17,8 @@ from bkn_common.events import (
     BindingsReplaced,
     BindingUnmounted,
     ConceptGroupUpserted,
+    DataResourceGrantsReplaced,
+    DataResourceUpserted,
     Event,
     EvidenceRecorded,
     ExecutionReceiptRecorded,
@@ -71,10 +73,12 @@ NETWORKS = TopicSpec(
     name="bkn.networks.v1",
     partitions=1,
     cleanup_policy="compact",
-    key="entity id: kn:<kn_id>, ot:<kn>:<id>, rt:<kn>:<id>, at:<kn>:<id>, cg:<kn>:<id>",
-    description="Networks and their schema: object, relation and action types, concept groups.",
+    key="entity id: kn:<kn_id>, ot:<kn>:<id>, rt:<kn>:<id>, at:<kn>:<id>, cg:<kn>:<id>, "
+        "res:<id>, resgrant:<account>",
+    description="Networks and their schema: object, relation and action types, concept groups; "
+                "data resources and the accounts' resource grants.",
     events=(NetworkUpserted, ObjectTypeUpserted, RelationTypeUpserted, ActionTypeUpserted,
-            ConceptGroupUpserted),
+            ConceptGroupUpserted, DataResourceUpserted, DataResourceGrantsReplaced),
 )
 INSTANCES = TopicSpec(
     name="bkn.instances.v1",

@@ -20,8 +20,10 @@ from bkn_common.service import (
     state_router,
 )
 from bkn_common.topics import projection_topics
-from ontology_query.entrypoints import actions_http, queries_http
+from ontology_query.adapters.duckdb_engine import DuckDbEngine
+from ontology_query.entrypoints import actions_http, data_http, queries_http
 from ontology_query.entrypoints.http import router
+from ontology_query.service_layer.data_resources import SqlRunner
 from ontology_query.service_layer.projection import OntologyState
 from ontology_query.settings import OntologyQuerySettings
 
@@ -49,15 +51,24 @@ async def frozen_after_catch_up(runner: ProjectionRunner) -> AsyncIterator[None]
         gc.enable()
 
 
+@asynccontextmanager
+async def closing_engine(engine: DuckDbEngine) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        engine.close()
+
+
 def build_app(settings: OntologyQuerySettings) -> FastAPI:
     _, telemetry = service_telemetry(settings)
     state = OntologyState()
+    engine = DuckDbEngine(settings.data_dir or None, threads=settings.sql_threads)
     runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), state)
     app = make_service_app(
         title="ontology-query",
         settings=settings,
         resources=[*telemetry, partial(frozen_after_catch_up, runner),
-                   partial(running_projection, settings, runner)],
+                   partial(running_projection, settings, runner), partial(closing_engine, engine)],
         readiness={"kafka_projection": projection_ready(runner)},
         runners={"kafka_projection": runner},
     )
@@ -65,6 +76,7 @@ def build_app(settings: OntologyQuerySettings) -> FastAPI:
     app.include_router(router(state))
     app.include_router(queries_http.router(state))
     app.include_router(actions_http.router(state))
+    app.include_router(data_http.router(state, SqlRunner(state, engine, settings.sql_max_rows)))
     app.state.ontology = state
     app.state.runner = runner
     return app

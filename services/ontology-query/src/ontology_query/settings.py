@@ -14,3 +14,8 @@ class OntologyQuerySettings(CheckpointSettings):
 
     service_name: str = "ontology-query"
     port: int = 30784
+    # the data tools (run_sql): where the engine keeps its database file (empty: a temporary
+    # folder), the row cap of one answer, and the engine's worker threads
+    data_dir: str = ""
+    sql_max_rows: int = 10_000
+    sql_threads: int = 2

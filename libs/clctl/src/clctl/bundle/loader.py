@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from clctl.bundle.models import (
     DOCUMENT_KINDS,
     BindingsDoc,
+    DataResourcesDoc,
     InstancesDoc,
     LifecycleDoc,
     McpServerDoc,
@@ -116,6 +117,7 @@ def load_bundle(source: Path) -> Bundle:
     if not problems:
         problems.extend(_load_skill_files(bundle))
         problems.extend(_load_function_sources(bundle))
+        problems.extend(_resolve_data_files(bundle))
         problems.extend(check_references(bundle))
     if problems:
         raise BundleError(problems)
@@ -165,6 +167,21 @@ def _load_skill_files(bundle: Bundle) -> list[Problem]:
         if entry_file and entry_file not in files:
             problems.append(Problem(rel, "entry", f"entry file {entry_file!r} is not in the skill folder"))
         bundle.skill_files[doc.model.id] = files
+    return problems
+
+
+def _resolve_data_files(bundle: Bundle) -> list[Problem]:
+    """Each data resource's ``file`` made absolute (relative to its document); must exist."""
+    problems: list[Problem] = []
+    for doc in bundle.documents:
+        if not isinstance(doc.model, DataResourcesDoc):
+            continue
+        rel = str(doc.file.relative_to(bundle.root)) if doc.file.is_relative_to(bundle.root) else str(doc.file)
+        for index, resource in enumerate(doc.model.resources):
+            path = (doc.file.parent / resource.file).resolve()
+            if not path.is_file():
+                problems.append(Problem(rel, f"resources[{index}].file", f"{resource.file!r} does not exist"))
+            resource.file = str(path)
     return problems
 
 

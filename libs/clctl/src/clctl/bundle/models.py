@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from bkn_common.events import (
     ActionTypeUpserted,
     ConceptGroupUpserted,
+    DataColumn,
     DataProperty,
+    DataSourceRef,
     LogicProperty,
     NetworkGrant,
     OpenApiOperation,
@@ -44,6 +46,7 @@ class ObjectTypeDoc(Strict):
     properties: list[DataProperty] = Field(min_length=1)
     logic_properties: list[LogicProperty] = []
     concept_groups: list[str] = []
+    data_source: DataSourceRef | None = None
 
 
 class RelationTypeDoc(Strict):
@@ -148,6 +151,7 @@ class SkillDoc(Strict):
     use_rule: str = ""
     entry: str
     dir: str
+    category: str = ""
 
 
 class BindingDoc(Strict):
@@ -182,6 +186,31 @@ class LifecycleDoc(Strict):
     proxies: dict[str, ProxyDoc] = {}
 
 
+class DataResourceDoc(Strict):
+    """A physical table: its rows are the CSV ``file`` (relative to this document)."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
+    name: str
+    description: str = ""
+    type: Literal["table"] = "table"
+    catalog_id: str
+    connector_type: str = "mysql"
+    status: Literal["active", "stale", "disabled", "deprecated"] = "active"
+    file: str
+    columns: list[DataColumn] = Field(min_length=1)
+
+
+class ResourceGrantDoc(Strict):
+    account: str
+    resources: list[str]  # resource ids, or "*" for every resource
+
+
+class DataResourcesDoc(Strict):
+    kind: Literal["DataResources"]
+    resources: list[DataResourceDoc] = []
+    grants: list[ResourceGrantDoc] = []
+
+
 DOCUMENT_KINDS: dict[str, type[Strict]] = {
     "Network": NetworkDoc,
     "Schema": SchemaDoc,
@@ -191,6 +220,7 @@ DOCUMENT_KINDS: dict[str, type[Strict]] = {
     "Skill": SkillDoc,
     "Bindings": BindingsDoc,
     "Lifecycle": LifecycleDoc,
+    "DataResources": DataResourcesDoc,
 }
 
 __all__ = ["DOCUMENT_KINDS", "ActionTypeUpserted", "ConceptGroupUpserted"]

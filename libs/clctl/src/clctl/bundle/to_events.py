@@ -6,6 +6,7 @@ from bkn_common import events as ev
 from clctl.bundle.loader import Bundle
 from clctl.bundle.models import (
     BindingsDoc,
+    DataResourcesDoc,
     InstancesDoc,
     LifecycleDoc,
     McpServerDoc,
@@ -48,7 +49,9 @@ def bundle_events(bundle: Bundle) -> list[ev.Event]:
         events.append(ev.SkillUpserted(
             id=skill.id, name=skill.name, description=skill.description,
             use_rule=skill.use_rule, entry=skill.entry, files=bundle.skill_files[skill.id],
+            category=skill.category,
         ))
+    events.extend(_data_resource_events(bundle.of(DataResourcesDoc)))
     for schema in schemas:
         for instances in bundle.of(InstancesDoc):
             if instances.network == schema.network:
@@ -76,7 +79,7 @@ def _schema_events(schema: SchemaDoc) -> list[ev.Event]:
             kn_id=kn, id=ot.id, name=ot.name, description=ot.description,
             primary_keys=tuple(ot.primary_keys), display_key=ot.display_key,
             properties=tuple(ot.properties), logic_properties=tuple(ot.logic_properties),
-            concept_groups=tuple(ot.concept_groups),
+            concept_groups=tuple(ot.concept_groups), data_source=ot.data_source,
         )
         for ot in schema.object_types
     )
@@ -169,4 +172,20 @@ def _lifecycle_events(
         ev.ProxySyncChanged(kn_id=kn, proxy_id=proxy_id, synced=synced)
         for kn, (proxy_id, synced) in proxies.items()
     )
+    return out
+
+
+def _data_resource_events(docs: list[DataResourcesDoc]) -> list[ev.Event]:
+    out: list[ev.Event] = []
+    for doc in docs:
+        out.extend(
+            ev.DataResourceUpserted(
+                id=r.id, name=r.name, description=r.description, resource_type=r.type,
+                catalog_id=r.catalog_id, connector_type=r.connector_type, status=r.status,
+                columns=tuple(r.columns), source=ev.DataFileSource(path=r.file),
+            )
+            for r in doc.resources
+        )
+        out.extend(ev.DataResourceGrantsReplaced(account=g.account, resource_ids=tuple(g.resources))
+                   for g in doc.grants)
     return out

@@ -88,3 +88,4 @@ class SkillUpserted(Event):
     use_rule: str = ""
     entry: str
     files: dict[str, str]
+    category: str = ""

@@ -60,6 +60,14 @@ class DataProperty(Frozen):
     description: str = ""
     condition_operations: tuple[str, ...] = ALL_OPERATORS
     indexed: bool = False
+    mapped_field: str | None = None  # its physical column in the data source (None: name)
+
+
+class DataSourceRef(Frozen):
+    """The data resource an object type's instances come from (see ``DataResourceUpserted``)."""
+
+    type: Literal["resource"] = "resource"
+    id: str
 
 
 class LogicProperty(Frozen):
@@ -85,6 +93,7 @@ class ObjectTypeUpserted(Event):
     properties: tuple[DataProperty, ...]
     logic_properties: tuple[LogicProperty, ...] = ()
     concept_groups: tuple[str, ...] = ()
+    data_source: DataSourceRef | None = None
 
 
 @register_event

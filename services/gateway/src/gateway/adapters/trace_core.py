@@ -43,12 +43,17 @@ class TraceCore:
     async def start(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
         return await self._call(ctx, "/internal/v1/interactions/start", body)
 
-    async def finish(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
+    async def finish(
+        self, ctx: CallContext, body: dict[str, Any], reported_gaps: int = 0
+    ) -> dict[str, Any]:
         """trace-recorder waits for the turn's operations still completing, on any replica
-        (this one's background completions included), before it records the finish."""
+        (this one's background completions included), before it records the finish.
+        Unrecorded calls are the larger of the gaps counted here and those the client
+        reported (``partial_reasons``)."""
         gaps = await self._redis.get(self._gap_key(body.get("interaction_id", "")))
+        unrecorded = max(int(gaps or 0), reported_gaps)
         return await self._call(
-            ctx, "/internal/v1/interactions/finish", {**body, "unrecorded_calls": int(gaps or 0)}
+            ctx, "/internal/v1/interactions/finish", {**body, "unrecorded_calls": unrecorded}
         )
 
     async def begin_operation(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bkn_common.errors import ApiError
+from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import Language
 from gateway.domain.errors import GatewayCode
 from gateway.domain.identity import Principal
@@ -14,6 +14,8 @@ INVOCATION_HEADER = "x-openbkn-client-invocation-id"
 HOST_CONVERSATION_HEADER = "x-openbkn-host-conversation-key"
 INVOCATION_META = "openbkn.ai/client-invocation-id"
 HOST_CONVERSATION_META = "openbkn.ai/host-conversation-key"
+RESPONSE_FORMATS = ("json", "toon")
+ResponseFormat = Literal["json", "toon"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class CallContext:
     bkn: BknContext | None = None
     operation_id: str | None = None
     receipt_id: str | None = None
+    response_format: ResponseFormat | None = None
     response_headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -54,6 +57,19 @@ def parse_bkn_context(raw: Any) -> BknContext | None:
     if not all(isinstance(raw[k], str) for k in raw):
         raise _invalid("ids must be strings")
     return BknContext(raw["conversation_id"], raw["interaction_id"])
+
+
+def parse_response_format(raw: Any) -> ResponseFormat | None:
+    """The ``response_format`` argument every tool accepts: absent, ``json`` or ``toon``."""
+    if raw is None:
+        return None
+    if raw == "json":
+        return "json"
+    if raw == "toon":
+        return "toon"
+    raise ApiError(ErrorCode.INVALID_REQUEST, 400,
+                   params={"reason": "response_format: must be json or toon"},
+                   details=[{"field": "response_format", "problem": "must be json or toon"}])
 
 
 def validate_invocation_id(value: str | None) -> str | None:

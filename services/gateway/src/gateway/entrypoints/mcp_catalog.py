@@ -13,7 +13,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from bkn_common import json_codec
 from bkn_common.i18n import Language
+from bkn_common.toon import encode_toon
+from gateway.domain.context import ResponseFormat
 from gateway.domain.inputs.base import ToolInput, described, localized_schema
 from gateway.service_layer.registry import ToolDefinition, ToolRegistry
 
@@ -24,6 +27,18 @@ COMPACT_DIRECT = (
 )
 COMPACT_LIMIT = 14
 NEVER_ON_MCP = frozenset({"run_sql", "list_resources", "describe_resource"})
+# The text content of an MCP answer is TOON unless the call asks for json: the upstream's
+# default, and the cheaper one in tokens (bench/toon_size.py measures both on MCP answers).
+MCP_DEFAULT_RESPONSE_FORMAT: ResponseFormat = "toon"
+RESPONSE_FORMAT_SCHEMA: dict[str, Any] = {
+    "type": "string", "enum": ["json", "toon"], "default": MCP_DEFAULT_RESPONSE_FORMAT,
+}
+RESPONSE_FORMAT_TEXT: dict[Language, str] = {
+    "zh-CN": "文本内容的格式：json 或 toon（默认 toon，同构数组压成表格，省 token）；"
+             "structuredContent 总是 JSON。",
+    "en-US": "Format of the text content: json or toon (default toon: uniform arrays become "
+             "tables, fewer tokens); structuredContent is always JSON.",
+}
 
 BKN_CONTEXT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -69,7 +84,23 @@ def tool_input_schema(definition: ToolDefinition, language: Language) -> dict[st
     if definition.kind != "lifecycle":
         schema.setdefault("properties", {})["bkn_context"] = BKN_CONTEXT_SCHEMA
         schema["required"] = [*schema.get("required", []), "bkn_context"]
+    _offer_response_format(schema, language)
     return schema
+
+
+def _offer_response_format(schema: dict[str, Any], language: Language) -> None:
+    """Every MCP tool accepts ``response_format`` (the pipeline takes it out before the
+    tool's own input model sees the arguments)."""
+    schema.setdefault("properties", {})["response_format"] = {
+        **RESPONSE_FORMAT_SCHEMA, "description": RESPONSE_FORMAT_TEXT[language],
+    }
+
+
+def mcp_text(structured: dict[str, Any], response_format: ResponseFormat | None) -> str:
+    """The text content of a tool answer in the requested (or the default) format."""
+    if (response_format or MCP_DEFAULT_RESPONSE_FORMAT) == "json":
+        return json_codec.dumps(structured).decode()
+    return encode_toon(structured)
 
 
 def native_tools(registry: ToolRegistry) -> list[ToolDefinition]:
@@ -98,13 +129,19 @@ def _build_listing(registry: ToolRegistry, endpoint: Endpoint, language: Languag
     direct = [t for t in natives if t.kind == "lifecycle" or t.name in COMPACT_DIRECT]
     gateway = [
         {"name": name, "description": description[language],
-         "inputSchema": _without(localized_schema(model, language), {"title"}),
+         "inputSchema": _without(_gateway_schema(model, language), {"title"}),
          "outputSchema": {"type": "object"}}
         for name, (model, description) in GATEWAY_TOOLS.items()
     ]
     out = [_descriptor(t, language, compact=True) for t in direct] + gateway
     assert len(out) <= COMPACT_LIMIT
     return out
+
+
+def _gateway_schema(model: type[ToolInput], language: Language) -> dict[str, Any]:
+    schema = localized_schema(model, language)
+    _offer_response_format(schema, language)
+    return schema
 
 
 def published_schemas(registry: ToolRegistry, endpoint: Endpoint) -> Mapping[str, dict[str, Any]]:

@@ -20,12 +20,13 @@ from starlette.requests import Request
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.http import request_id, validation_error
 from bkn_common.i18n import Language, negotiate_language, render_message
-from bkn_common.toon import encode_toon
 from gateway.adapters.identity import Authenticator
 from gateway.domain.context import (
     HOST_CONVERSATION_META,
     INVOCATION_META,
     CallContext,
+    ResponseFormat,
+    parse_response_format,
     validate_invocation_id,
 )
 from gateway.entrypoints.auth import call_context
@@ -35,6 +36,7 @@ from gateway.entrypoints.mcp_catalog import (
     ExecuteNativeToolInput,
     SearchNativeToolsInput,
     listing,
+    mcp_text,
     published_schemas,
     reachable_through_gateway,
     tool_input_schema,
@@ -89,14 +91,15 @@ def _apply_meta(call: CallContext, meta: Any) -> None:
         call.traceparent = meta["traceparent"]
 
 
-def _success(outcome: ToolOutcome) -> types.CallToolResult:
+def _success(outcome: ToolOutcome, response_format: ResponseFormat | None) -> types.CallToolResult:
+    """Text content in the requested format (MCP default: TOON), JSON structuredContent."""
     structured: dict[str, Any] = dict(outcome.data)
     if outcome.receipt:
         structured["bkn_receipt"] = outcome.receipt
     if outcome.trace_marker:
         structured["bkn_trace"] = outcome.trace_marker
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=encode_toon(structured))],
+        content=[types.TextContent(type="text", text=mcp_text(structured, response_format))],
         structured_content=structured,
     )
 
@@ -167,20 +170,22 @@ def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -
             return _refusal(error, language, request_id(request))
         try:
             _apply_meta(call, ctx.meta)
+            call.response_format = parse_response_format(arguments.pop("response_format", None))
             if endpoint == "compact" and name == "search_native_tools":
                 search = _gateway_input(SearchNativeToolsInput, arguments)
-                return _success(ToolOutcome(_search_native(deps, search, language)))
+                return _success(ToolOutcome(_search_native(deps, search, language)), call.response_format)
             if endpoint == "compact" and name == "describe_native_tool":
                 describe = _gateway_input(DescribeNativeToolInput, arguments)
                 target = _native_target(deps, describe.name, language)
                 return _success(ToolOutcome({
                     "name": target, "description": deps.registry.get(target).describe(language),  # type: ignore[union-attr]
                     "inputSchema": tool_input_schema(deps.registry.get(target), language),  # type: ignore[arg-type]
-                }))
+                }), call.response_format)
             if endpoint == "compact" and name == "execute_native_tool":
                 execute = _gateway_input(ExecuteNativeToolInput, arguments)
                 name, arguments = _native_target(deps, execute.name, language), execute.arguments
-            return _success(await call_tool(deps, call, name, arguments))
+            outcome = await call_tool(deps, call, name, arguments)
+            return _success(outcome, call.response_format)
         except ApiError as error:
             return _refusal(error, call.language, call.request_id)
 

@@ -44,7 +44,7 @@ def router(deps: Deps, authenticator: Authenticator) -> APIRouter:
     async def call(
         tool_name: str,
         request: Request,
-        response_format: Literal["json", "toon"] = Query("json"),
+        response_format: Literal["json", "toon"] | None = Query(None),
         kn_id: str | None = Query(None),
     ) -> Response:
         ctx = call_context(request, authenticator, "rest")
@@ -58,7 +58,8 @@ def router(deps: Deps, authenticator: Authenticator) -> APIRouter:
             data = definition.rest_body(outcome.data)
         elif outcome.trace_marker and isinstance(data, dict):
             data = {**data, "bkn_trace": outcome.trace_marker}
-        return render(data, response_format, outcome_headers(outcome))
+        chosen = response_format or ctx.response_format or "json"  # the query wins over the body
+        return render(data, chosen, outcome_headers(outcome))
 
     return api
 

@@ -66,8 +66,13 @@ async def get_logic_properties_values(
     deps: Deps, ctx: CallContext, args: GetLogicPropertiesInput
 ) -> dict[str, Any]:
     await deps.access.require(ctx, args.kn_id, "view_detail")
+    identities = args.identities()
+    if not identities:
+        reason = "_instance_identities: give 1-100 instance keys"
+        raise ApiError(ErrorCode.INVALID_REQUEST, 400, params={"reason": reason},
+                       details=[{"field": "_instance_identities", "problem": "required"}])
     body: dict[str, Any] = {
-        "kn_id": args.kn_id, "ot_id": args.ot_id, "identities": args.instance_identity,
+        "kn_id": args.kn_id, "ot_id": args.ot_id, "identities": identities,
         "properties": args.properties, "dynamic_params": args.dynamic_params,
     }
     hint = permission_request(deps, ctx)
@@ -131,7 +136,7 @@ async def _run_operator(
 
 
 def logic_evidence(args: GetLogicPropertiesInput, data: dict[str, Any]) -> dict[str, Any]:
-    refs = [f"object:{args.kn_id}:{args.ot_id}:{_identity_key(i)}" for i in args.instance_identity]
+    refs = [f"object:{args.kn_id}:{args.ot_id}:{_identity_key(i)}" for i in args.identities()]
     receipts = [f"execution_receipt:{r}" for row in data.get("datas", [])
                 for r in (row.get("_receipts") or {}).values()]
     return {
@@ -146,7 +151,7 @@ def logic_evidence(args: GetLogicPropertiesInput, data: dict[str, Any]) -> dict[
 
 async def get_action_info(deps: Deps, ctx: CallContext, args: GetActionInfoInput) -> dict[str, Any]:
     await deps.access.require(ctx, args.kn_id, "view_detail")
-    plan = await _plan(deps, ctx, args.kn_id, args.at_id, args.instance_identity, None)
+    plan = await _plan(deps, ctx, args.kn_id, args.at_id, args.identities(), None)
     action = plan["action_type"]
     tool = await _tool_entry(deps, ctx, args.kn_id, action["toolbox_id"], action["tool_id"])
     identities = [t["identity"] for t in plan["targets"]]
@@ -160,20 +165,20 @@ async def get_action_info(deps: Deps, ctx: CallContext, args: GetActionInfoInput
             "properties": {
                 "kn_id": {"type": "string", "const": args.kn_id},
                 "at_id": {"type": "string", "const": action["id"]},
-                "_instance_identity": {
+                "_instance_identities": {
                     "type": "array", "const": identities, "default": identities,
                     "description": _text(
                         ctx.language, "预先绑定的目标实例，原样传回。",
                         "The pre-bound target instances; pass them back unchanged."),
                 },
-                "parameters": {
+                "dynamic_params": {
                     "type": "object",
                     "properties": inputs,
                     "required": [p["name"] for p in plan["input_parameters"] if p["required"]],
                     "additionalProperties": False,
                 },
             },
-            "required": ["kn_id", "at_id", "_instance_identity", "parameters"],
+            "required": ["kn_id", "at_id", "_instance_identities", "dynamic_params"],
             "additionalProperties": False,
         },
     }
@@ -182,7 +187,7 @@ async def get_action_info(deps: Deps, ctx: CallContext, args: GetActionInfoInput
         "tool_status": {k: tool.get(k) for k in ("bound", "gate_passed", "gate_reason")},
         "tools": [{"type": "function", "function": function}],
         "calls": [
-            {"_instance_identity": [identities[t] for t in call["targets"]],
+            {"_instance_identities": [identities[t] for t in call["targets"]],
              "bound_arguments": call["arguments"]}
             for call in plan["calls"]
         ],
@@ -262,13 +267,14 @@ def _text(language: Language, zh: str, en: str) -> str:
 
 async def execute_action(deps: Deps, ctx: CallContext, args: ExecuteActionInput) -> dict[str, Any]:
     await deps.access.require(ctx, args.kn_id, "execute")
-    plan = await _plan(deps, ctx, args.kn_id, args.at_id, args.instance_identity, args.parameters)
+    inputs = args.inputs()
+    plan = await _plan(deps, ctx, args.kn_id, args.at_id, args.identities(), inputs)
     if deps.events is None:
         raise _kafka_unavailable("no event publisher configured")
     action = plan["action_type"]
     account = ctx.principal.account
     fingerprint = _canonical([account, args.kn_id, action["id"],
-                              sorted(_canonical(t) for t in plan["targets"]), args.parameters])
+                              sorted(_canonical(t) for t in plan["targets"]), inputs])
     dedupe_key = _key(deps, "dedupe:" + hashlib.sha256(fingerprint.encode()).hexdigest())
     execution_id = "aex_" + uuid.uuid4().hex
     if not await deps.redis.set(dedupe_key, execution_id, nx=True, ex=DUPLICATE_WINDOW_SECONDS):
@@ -283,7 +289,7 @@ async def execute_action(deps: Deps, ctx: CallContext, args: ExecuteActionInput)
         execution_id=execution_id, kn_id=args.kn_id, action_type_id=action["id"], caller=account,
         targets=tuple(ev.ActionTarget(ot_id=t["ot_id"], identity=t["identity"])
                       for t in plan["targets"]),
-        parameters={"inputs": args.parameters, "plan": {
+        parameters={"inputs": inputs, "plan": {
             "toolbox_id": action["toolbox_id"], "tool_id": action["tool_id"],
             "mode": action["mode"], "calls": plan["calls"],
             "provenance": {
@@ -307,7 +313,7 @@ async def execute_action(deps: Deps, ctx: CallContext, args: ExecuteActionInput)
     }
     await deps.redis.set(_key(deps, f"pending:{execution_id}"), _canonical(
         {**accepted, "caller": account, "targets": [t["identity"] for t in plan["targets"]],
-         "parameters": args.parameters}), ex=PENDING_MARKER_SECONDS)
+         "parameters": inputs}), ex=PENDING_MARKER_SECONDS)
     return accepted
 
 
@@ -350,8 +356,10 @@ async def list_action_executions(
     await deps.access.require(ctx, args.kn_id, "view_detail")
     page: dict[str, Any] = await deps.services.ontology_query.call(
         "POST", "/internal/v1/actions/executions/list",
-        json={"kn_id": args.kn_id, "action_type_id": args.at_id, "status": args.status,
-              "limit": args.limit, "offset": args.offset},
+        json={"kn_id": args.kn_id, "action_type_id": args.action_filter(),
+              "status": args.status, "trigger_type": args.trigger_type,
+              "start_time_from": args.start_time_from, "start_time_to": args.start_time_to,
+              "limit": args.limit, "offset": args.offset, "search_after": args.search_after},
         language=ctx.language, request_id=ctx.request_id,
     )
     return page

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gateway.domain.inputs.capabilities import (
     ExecuteSkillInput,
     ExecuteToolInput,
@@ -10,10 +12,16 @@ from gateway.domain.inputs.capabilities import (
     SearchCapabilitiesInput,
     SkillInput,
 )
-from gateway.domain.inputs.lifecycle import FinishInteractionInput, StartInteractionInput
+from gateway.domain.inputs.lifecycle import (
+    FINISH_OUTCOMES,
+    FinishInteractionInput,
+    StartInteractionInput,
+)
 from gateway.service_layer import capabilities, lifecycle, skills
 from gateway.service_layer.actions_catalogue import action_tools
+from gateway.service_layer.data_tools import data_tools
 from gateway.service_layer.knowledge_base_catalogue import knowledge_base_tools
+from gateway.service_layer.lifecycle import EXECUTION_STATUS
 from gateway.service_layer.ontology_catalogue import ontology_tools
 from gateway.service_layer.registry import ToolDefinition, ToolRegistry
 from gateway.settings import GatewaySettings
@@ -61,19 +69,42 @@ def capability_tools(settings: GatewaySettings) -> list[ToolDefinition]:
     return tools
 
 
+def _closed(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}
+
+
+_STR: dict[str, Any] = {"type": "string"}
+_BOOL: dict[str, Any] = {"type": "boolean"}
+START_OUTPUT = _closed({
+    "conversation_id": _STR, "interaction_id": _STR,
+    "execution_status": {"type": "string", "enum": ["active"]},
+    "capture_enabled": _BOOL, "new_conversation": _BOOL, "replayed": _BOOL,
+}, ["conversation_id", "interaction_id", "execution_status"])
+FINISH_OUTPUT = _closed({
+    "conversation_id": _STR, "interaction_id": _STR,
+    "outcome": {"type": "string", "enum": [*FINISH_OUTCOMES, "abandoned"]},
+    "execution_status": {"type": "string", "enum": sorted(set(EXECUTION_STATUS.values()))},
+    "evidence_status": {"type": "string",
+                        "enum": ["not_applicable", "assembling", "complete", "partial", "failed"]},
+    "operations": {"type": "integer", "minimum": 0},
+    "operations_status": {"type": "string", "enum": ["none", "succeeded", "failed", "partial"]},
+}, ["conversation_id", "interaction_id", "execution_status", "evidence_status"])
+
+
 def lifecycle_tools() -> list[ToolDefinition]:
     return [
         ToolDefinition(
             "bkn_start_interaction", StartInteractionInput,
             {"zh-CN": "开始一轮受管 Interaction：提交完整问题、固定 agent_name 与 conversation_mode，返回服务端签发的 conversation_id 与 interaction_id，供业务工具的 bkn_context 使用。",
              "en-US": "Start a managed interaction: send the full question, the fixed agent_name and conversation_mode; returns the server-issued conversation_id and interaction_id to pass in bkn_context on business tools."},
-            lifecycle.start_interaction, kind="lifecycle",
+            lifecycle.start_interaction, kind="lifecycle", output_schema=START_OUTPUT,
         ),
         ToolDefinition(
             "bkn_finish_interaction", FinishInteractionInput,
             {"zh-CN": "结束当前 Interaction 并提交结果（不关闭 Conversation，可跨轮、跨日继续）。",
-             "en-US": "Finish the current interaction with its outcome (the conversation stays open across turns and days)."},
-            lifecycle.finish_interaction, kind="lifecycle",
+             "en-US": "Finish the current interaction with its outcome, named by interaction_id (the conversation stays open across turns and days)."},
+            lifecycle.finish_interaction, kind="lifecycle", output_schema=FINISH_OUTPUT,
         ),
     ]
 
@@ -81,5 +112,6 @@ def lifecycle_tools() -> list[ToolDefinition]:
 def build_registry(settings: GatewaySettings) -> ToolRegistry:
     return ToolRegistry(
         [*lifecycle_tools(), *ontology_tools(), *action_tools(), *capability_tools(settings),
-         *knowledge_base_tools()]
+         *knowledge_base_tools(),
+         *data_tools()]
     )

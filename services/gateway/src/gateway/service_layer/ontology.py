@@ -82,7 +82,10 @@ async def get_relation_types(
 
 async def search_schema(deps: Deps, ctx: CallContext, args: SearchSchemaInput) -> dict[str, Any]:
     await deps.access.require(ctx, args.kn_id, "view_detail")
-    return await _ask(deps, ctx, "schema/search", _body(args))
+    body = {"kn_id": args.kn_id, "query": args.query, "max_concepts": args.max_concepts,
+            "schema_brief": args.schema_brief, "enable_rerank": args.enable_rerank,
+            "include_columns": args.include_columns, **args.scope()}
+    return await _ask(deps, ctx, "schema/search", body)
 
 
 async def _instance_read(
@@ -100,7 +103,16 @@ async def _instance_read(
 async def query_object_instance(
     deps: Deps, ctx: CallContext, args: QueryObjectInstanceInput
 ) -> dict[str, Any]:
-    return await _instance_read(deps, ctx, args, "instances/query")
+    """``filters`` become an and-condition and ``search_after`` the cursor; the answer's
+    ``next_cursor`` comes back as ``search_after`` too."""
+    shorthand = args.model_copy(update={
+        "condition": args.effective_condition(), "cursor": args.effective_cursor(),
+        "filters": None, "search_after": None,
+    })
+    page = await _instance_read(deps, ctx, shorthand, "instances/query")
+    if page.get("next_cursor"):
+        page["search_after"] = [page["next_cursor"]]
+    return page
 
 
 async def query_instance_subgraph(

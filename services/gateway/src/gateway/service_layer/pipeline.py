@@ -25,7 +25,7 @@ from bkn_common.span_scope import (
     OPERATION_ATTRIBUTE,
     provenance_baggage,
 )
-from gateway.domain.context import CallContext, parse_bkn_context
+from gateway.domain.context import CallContext, parse_bkn_context, parse_response_format
 from gateway.domain.errors import GatewayCode
 from gateway.domain.trace_messages import UNRECORDED_MARKER, conversation_required
 from gateway.service_layer.deps import Deps
@@ -104,6 +104,7 @@ async def _call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str,
             raise rate_limited(admission, definition.name)
     payload = dict(payload)
     raw_context = payload.pop("bkn_context", None)
+    ctx.response_format = parse_response_format(payload.pop("response_format", None)) or ctx.response_format
     args = parse_input(definition, payload)
     if definition.kind == "lifecycle":
         return ToolOutcome(await definition.handler(deps, ctx, args))

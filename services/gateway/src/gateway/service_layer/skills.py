@@ -24,7 +24,19 @@ async def _skills(deps: Deps, ctx: CallContext, path: str, body: dict[str, Any])
 
 
 async def list_skills(deps: Deps, ctx: CallContext, args: ListSkillsInput) -> dict[str, Any]:
-    return await _skills(deps, ctx, "list", args.model_dump())
+    """The mounted skills, filtered by ``name`` (substring of name or id) and ``category``,
+    one ``page`` of ``page_size``; ``total`` counts every match."""
+    mounted = await _skills(deps, ctx, "list", {"kn_id": args.kn_id})
+    needle = (args.name or "").casefold()
+    matched = [
+        s for s in mounted.get("skills", [])
+        if (not needle or needle in str(s.get("name", "")).casefold()
+            or needle in str(s.get("skill_id", "")).casefold())
+        and (args.category is None or s.get("category") == args.category)
+    ]
+    start = (args.page - 1) * args.page_size
+    return {"skills": matched[start: start + args.page_size], "total": len(matched),
+            "page": args.page, "page_size": args.page_size}
 
 
 async def get_skill_content(deps: Deps, ctx: CallContext, args: SkillInput) -> dict[str, Any]:
@@ -32,7 +44,8 @@ async def get_skill_content(deps: Deps, ctx: CallContext, args: SkillInput) -> d
 
 
 async def read_skill_file(deps: Deps, ctx: CallContext, args: ReadSkillFileInput) -> dict[str, Any]:
-    return await _skills(deps, ctx, "file", args.model_dump())
+    return await _skills(deps, ctx, "file", {"kn_id": args.kn_id, "skill_id": args.skill_id,
+                                             "path": args.file_path()})
 
 
 async def execute_skill(deps: Deps, ctx: CallContext, args: ExecuteSkillInput) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common.http import request_language
-from ontology_query.service_layer.actions import PlanRequest, plan_action
+from ontology_query.service_layer.actions import ExecutionQuery, PlanRequest, plan_action
 from ontology_query.service_layer.guidance import PermissionRequest
 from ontology_query.service_layer.logic import LogicRequest, network_store, resolve_logic_properties
 from ontology_query.service_layer.projection import OntologyState
@@ -43,7 +43,7 @@ class LogicBody(Strict):
 class PlanBody(Strict):
     kn_id: str
     action_type_id: str
-    identities: list[Any] = Field(min_length=1)
+    identities: list[Any] = Field(default_factory=list)
     inputs: dict[str, Any] | None = None
 
 
@@ -55,9 +55,13 @@ class ExecutionBody(Strict):
 class ExecutionPageBody(Strict):
     kn_id: str
     action_type_id: str | None = None
-    status: Literal["pending", "running", "completed", "failed"] | None = None
-    limit: int = Field(20, ge=1, le=100)
+    status: Literal["pending", "running", "completed", "failed", "cancelled"] | None = None
+    trigger_type: Literal["manual", "scheduled"] | None = None
+    start_time_from: int | None = Field(None, ge=0)
+    start_time_to: int | None = Field(None, ge=0)
+    limit: int = Field(20, ge=1, le=1000)
     offset: int = Field(0, ge=0)
+    search_after: list[Any] | None = None
 
 
 def router(state: OntologyState) -> APIRouter:
@@ -87,7 +91,9 @@ def router(state: OntologyState) -> APIRouter:
     @api.post("/actions/executions/list")
     async def list_executions(body: ExecutionPageBody) -> dict[str, Any]:
         network_store(state, body.kn_id)
-        return state.executions.page(body.kn_id, action_type_id=body.action_type_id,
-                                     status=body.status, limit=body.limit, offset=body.offset)
+        query = ExecutionQuery(**body.model_dump(exclude={"kn_id", "limit", "offset",
+                                                          "search_after"}))
+        return state.executions.page(body.kn_id, query, limit=body.limit, offset=body.offset,
+                                     search_after=body.search_after)
 
     return api

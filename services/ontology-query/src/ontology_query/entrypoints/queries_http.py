@@ -42,6 +42,8 @@ class ListNetworksBody(_Body):
     name_pattern: str | None = None
     limit: int = Field(20, ge=1, le=1000)
     offset: int = Field(0, ge=0)
+    sort: Literal["update_time", "name", "id"] | None = None
+    direction: Literal["asc", "desc"] | None = None
 
 
 class DetailBody(_Body):
@@ -52,6 +54,8 @@ class DetailBody(_Body):
 class TypesBody(_Body):
     kn_id: str = Field(min_length=1)
     ids: list[str] | None = None
+    offset: int | None = Field(None, ge=0)
+    limit: int | None = Field(None, ge=1, le=200)
 
 
 class SearchSchemaBody(_Body):
@@ -63,6 +67,9 @@ class SearchSchemaBody(_Body):
     search_metrics: bool = True
     concept_groups: list[str] | None = None
     max_concepts: int = Field(10, ge=1, le=100)
+    schema_brief: bool = False
+    enable_rerank: bool = False
+    include_columns: bool = False
 
 
 class InstancesBody(_CallerBody):
@@ -111,7 +118,7 @@ def router(state: OntologyState) -> APIRouter:
     @api.post("/networks/list")
     async def list_networks(body: ListNetworksBody, account: Account) -> dict[str, Any]:
         return schema_views.list_networks(
-            state, account, body.name_pattern, body.limit, body.offset
+            state, account, body.name_pattern, body.limit, body.offset, body.sort, body.direction
         )
 
     @api.post("/networks/detail")
@@ -120,7 +127,7 @@ def router(state: OntologyState) -> APIRouter:
 
     @api.post("/schema/object_types")
     async def object_types(body: TypesBody) -> dict[str, Any]:
-        return schema_views.get_object_types(state, body.kn_id, body.ids)
+        return schema_views.get_object_types(state, body.kn_id, body.ids, body.offset, body.limit)
 
     @api.post("/schema/relation_types")
     async def relation_types(body: TypesBody) -> dict[str, Any]:
@@ -138,6 +145,8 @@ def router(state: OntologyState) -> APIRouter:
             state, body.kn_id, body.query,
             kinds=frozenset(k for k, on in flags.items() if on),
             concept_groups=body.concept_groups, max_concepts=body.max_concepts,
+            shape=schema_views.SchemaShape(brief=body.schema_brief, rerank=body.enable_rerank,
+                                           columns=body.include_columns),
         )  # fmt: skip
 
     @api.post("/instances/query")

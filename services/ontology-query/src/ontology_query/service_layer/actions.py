@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from bkn_common import events as ev
@@ -40,9 +41,12 @@ from ontology_query.service_layer.logic import (
 )
 
 if TYPE_CHECKING:
+    from ontology_query.domain.model import ObjectType
+    from ontology_query.domain.store import OntologyStore
     from ontology_query.service_layer.projection import OntologyState
 
 TERMINAL = frozenset({"completed", "failed"})
+MAX_SCANNED_TARGETS = 100
 
 
 class ActionCode:
@@ -89,7 +93,7 @@ class ActionParam:
 class PlanRequest:
     kn_id: str
     action_type_id: str
-    identities: list[Any]
+    identities: list[Any]  # empty: describe without targets, or execute on every instance
     inputs: dict[str, Any] | None = None  # None: describe only (get_action_info), inputs unchecked
 
 
@@ -109,8 +113,11 @@ def plan_action(state: OntologyState, request: PlanRequest) -> dict[str, Any]:
     object_type = object_type_of(store, action.object_type_id)
     params = [ActionParam.parse(action.id, name, raw) for name, raw in action.parameters.items()]
     inputs = _checked_inputs(action, params, request.inputs)
+    raw_identities = request.identities
+    if not raw_identities and request.inputs is not None:
+        raw_identities = _every_instance(store, object_type)
     identities = [
-        canonical_identity(object_type, raw, i) for i, raw in enumerate(request.identities)
+        canonical_identity(object_type, raw, i) for i, raw in enumerate(raw_identities)
     ]
     for index, identity in enumerate(identities):
         if identity in identities[:index]:
@@ -141,6 +148,18 @@ def plan_action(state: OntologyState, request: PlanRequest) -> dict[str, Any]:
         ],
         "calls": calls,
     }
+
+
+def _every_instance(store: OntologyStore, object_type: ObjectType) -> list[dict[str, Any]]:
+    """An execution without targets acts on every instance of the action's object type (no
+    action type declares a narrower condition here), refused past MAX_SCANNED_TARGETS."""
+    objects = store.objects(object_type.id)
+    if len(objects) > MAX_SCANNED_TARGETS:
+        raise invalid_identity(0, f"no target instances given and {object_type.id} has "
+                                  f"{len(objects)} instances (at most {MAX_SCANNED_TARGETS} "
+                                  "are scanned); pass _instance_identities",
+                               instance_count=len(objects))
+    return [objects[i].identity(object_type) for i in store.sorted_ids(object_type.id)]
 
 
 def _checked_inputs(
@@ -246,24 +265,28 @@ class ActionExecutions:
         return _view(record)
 
     def page(
-        self, kn_id: str, *, action_type_id: str | None, status: str | None, limit: int, offset: int
+        self, kn_id: str, query: ExecutionQuery, *, limit: int, offset: int,
+        search_after: Sequence[Any] | None = None,
     ) -> dict[str, Any]:
-        """Newest first (by request time, then id); summaries without per-target results."""
-        matched = [
-            r for r in self._records.values()
-            if r["kn_id"] == kn_id
-            and (action_type_id is None or r["action_type_id"] == action_type_id)
-            and (status is None or r["status"] == status)
-        ]
-        matched.sort(key=lambda r: (r.get("requested_at") or "", r["execution_id"]), reverse=True)
-        window = matched[offset: offset + limit]
-        return {
+        """Newest first (by request time, then id); summaries without per-target results.
+        ``search_after`` is the previous page's last sort key (it wins over ``offset``)."""
+        matched = [r for r in self._records.values() if r["kn_id"] == kn_id and query.admits(r)]
+        matched.sort(key=_sort_key, reverse=True)
+        start = offset
+        if search_after:
+            after = tuple(str(v) for v in search_after)
+            start = next((i for i, r in enumerate(matched) if _sort_key(r) < after), len(matched))
+        window = matched[start: start + limit]
+        page = {
             "executions": [{k: v for k, v in _view(r).items() if k != "results"} for r in window],
             "total_count": len(matched),
-            "offset": offset,
+            "offset": start,
             "limit": limit,
-            "has_more": offset + len(window) < len(matched),
+            "has_more": start + len(window) < len(matched),
         }
+        if window and page["has_more"]:
+            page["search_after"] = list(_sort_key(window[-1]))
+        return page
 
     def snapshot(self) -> dict[str, Any]:
         return {k: dict(v) for k, v in self._records.items()}
@@ -279,7 +302,45 @@ class ActionExecutions:
         return executions
 
 
+@dataclass(frozen=True)
+class ExecutionQuery:
+    """Filters of list_action_executions; times are Unix milliseconds, both ends inclusive.
+    Every execution here was submitted by execute_action, so its trigger is ``manual``."""
+
+    action_type_id: str | None = None
+    status: str | None = None
+    trigger_type: str | None = None
+    start_time_from: int | None = None
+    start_time_to: int | None = None
+
+    def admits(self, record: Mapping[str, Any]) -> bool:
+        if self.action_type_id is not None and record["action_type_id"] != self.action_type_id:
+            return False
+        if self.status is not None and record["status"] != self.status:
+            return False
+        if self.trigger_type is not None and self.trigger_type != "manual":
+            return False
+        if self.start_time_from is None and self.start_time_to is None:
+            return True
+        requested = _millis(record.get("requested_at"))
+        if requested is None:
+            return False
+        return ((self.start_time_from is None or requested >= self.start_time_from)
+                and (self.start_time_to is None or requested <= self.start_time_to))
+
+
+def _millis(stamp: object) -> int | None:
+    if not isinstance(stamp, str):
+        return None
+    return int(datetime.fromisoformat(stamp).timestamp() * 1000)
+
+
+def _sort_key(record: Mapping[str, Any]) -> tuple[str, str]:
+    return (str(record.get("requested_at") or ""), str(record["execution_id"]))
+
+
 def _view(record: Mapping[str, Any]) -> dict[str, Any]:
     view = dict(record)
+    view["trigger_type"] = "manual"
     view["target_count"] = len(record.get("targets") or [])
     return view

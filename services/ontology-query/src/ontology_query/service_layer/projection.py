@@ -19,6 +19,7 @@ from ontology_query.domain.model import (
 )
 from ontology_query.domain.store import OntologyStore
 from ontology_query.service_layer.actions import ActionExecutions
+from ontology_query.service_layer.data_resources import DataResources
 
 
 @dataclass
@@ -56,12 +57,15 @@ class OntologyState:
             counts[ref.capability_type] = counts.get(ref.capability_type, 0) + 1
         return counts
     executions: ActionExecutions = field(default_factory=ActionExecutions)
+    data: DataResources = field(default_factory=DataResources)
+    network_updated: dict[str, str] = field(default_factory=dict)  # kn_id → last upsert (ISO)
 
     def snapshot(self) -> dict[str, Any]:
         sections: dict[str, Any] = {
             **self.access.snapshot(),
             "mounted": {k: [r.key for r in v] for k, v in self.mounted.items()},
             "action_executions": self.executions.snapshot(),
+            **self.data.snapshot(),
         }
         for kn_id, extras in self.schema.items():
             sections[f"schema:{kn_id}"] = {
@@ -122,7 +126,9 @@ class OntologyState:
 
     def apply(self, record: ev.EventRecord) -> None:
         event = record.event
-        if self.access.apply(record) or self.executions.apply(event):
+        if isinstance(event, ev.NetworkUpserted):
+            self.network_updated[event.kn_id] = record.occurred_at.isoformat()
+        if self.access.apply(record) or self.executions.apply(event) or self.data.apply(event):
             return
         self._fold(event)
 

@@ -6,7 +6,8 @@ definition (object-type resource grants narrow instances only, see :mod:`permiss
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from bkn_common import events as ev
@@ -38,17 +39,31 @@ def _extras(state: OntologyState, kn_id: str) -> NetworkSchemaExtras:
     return state.schema.get(kn_id) or NetworkSchemaExtras()
 
 
+def _network_sort_key(state: OntologyState, sort: str) -> Any:
+    if sort == "name":
+        return lambda n: (n.name, n.kn_id)
+    if sort == "update_time":
+        return lambda n: (state.network_updated.get(n.kn_id, ""), n.kn_id)
+    return lambda n: n.kn_id
+
+
 def list_networks(
-    state: OntologyState, account: str, name_pattern: str | None, limit: int, offset: int
+    state: OntologyState, account: str, name_pattern: str | None, limit: int, offset: int,
+    sort: str | None = None, direction: str | None = None,
 ) -> dict[str, Any]:
-    """Networks the account may ``view_detail``, by id; ``name_pattern`` is a case-insensitive
-    substring of the name or the id."""
+    """Networks the account may ``view_detail``, by id unless ``sort`` (``update_time``: the
+    last upsert, ``name``, ``id``; ``direction`` default ``desc`` then); ``name_pattern`` is a
+    case-insensitive substring of the name or the id."""
     needle = (name_pattern or "").strip().casefold()
     visible = [
         n for kn_id, n in sorted(state.access.networks.items())
         if state.access.has(kn_id, account, "view_detail")
         and (not needle or needle in n.name.casefold() or needle in kn_id.casefold())
     ]  # fmt: skip
+    if sort is not None:
+        visible.sort(key=_network_sort_key(state, sort), reverse=(direction or "desc") == "desc")
+    elif direction == "desc":
+        visible.reverse()
     page = visible[offset : offset + limit]
     return {
         "knowledge_networks": [_network_summary(state, n) for n in page],
@@ -109,6 +124,7 @@ def object_type_view(ot: ev.ObjectTypeUpserted) -> dict[str, Any]:
         "display_key": ot.display_key,
         "concept_groups": list(ot.concept_groups),
         "properties": [p.model_dump(mode="json") for p in ot.properties],
+        "data_source": ot.data_source.model_dump(mode="json") if ot.data_source else None,
         "logic_properties": [
             {"name": lp.name, "display_name": lp.display_name, "description": lp.description,
              "kind": lp.kind, "parameters": list(lp.parameters)}
@@ -155,10 +171,23 @@ def _by_ids(items: dict[str, T], ids: Sequence[str] | None) -> tuple[list[T], li
     return list(found.values()), missing
 
 
-def get_object_types(state: OntologyState, kn_id: str, ids: Sequence[str] | None) -> dict[str, Any]:
+def get_object_types(
+    state: OntologyState, kn_id: str, ids: Sequence[str] | None,
+    offset: int | None = None, limit: int | None = None,
+) -> dict[str, Any]:
+    """Types by id (name fallback); without ids every type, paged when offset or limit is
+    given (``total_count`` and, while more remain, ``next_offset``)."""
     require_network(state, kn_id)
     found, missing = _by_ids(_extras(state, kn_id).object_types, ids)
-    return {"object_types": [object_type_view(ot) for ot in found], "missing": missing}
+    body: dict[str, Any] = {"missing": missing}
+    if ids is None and (offset is not None or limit is not None):
+        start = offset or 0
+        window = found[start: start + (limit or 50)]
+        body["total_count"] = len(found)
+        if start + len(window) < len(found):
+            body["next_offset"] = start + len(window)
+        found = window
+    return {"object_types": [object_type_view(ot) for ot in found], **body}
 
 
 def get_relation_types(
@@ -169,6 +198,45 @@ def get_relation_types(
     return {"relation_types": [relation_type_view(rt) for rt in found], "missing": missing}
 
 
+@dataclass(frozen=True)
+class SchemaShape:
+    """How search_schema answers: ``brief`` keeps properties as name / type (no descriptions,
+    display names, primary or display keys); ``rerank`` puts relation types that connect the
+    matched object types first (both ends, then one end, each by score); ``columns`` adds each
+    property's physical ``column`` and the type's ``data_source``."""
+
+    brief: bool = False
+    rerank: bool = False
+    columns: bool = False
+
+    def apply(
+        self, body: dict[str, Any], object_types: Mapping[str, ev.ObjectTypeUpserted]
+    ) -> dict[str, Any]:
+        types = body.get("object_types")
+        if types is not None:
+            body["object_types"] = [self._object_type(t, object_types.get(t["id"])) for t in types]
+            if self.rerank and body.get("relation_types"):
+                matched = {t["id"] for t in types}
+                body["relation_types"] = sorted(body["relation_types"], key=lambda r: -(
+                    (r["source_object_type_id"] in matched) + (r["target_object_type_id"] in matched)))
+        return body
+
+    def _object_type(
+        self, view: dict[str, Any], ot: ev.ObjectTypeUpserted | None
+    ) -> dict[str, Any]:
+        out = dict(view)
+        if self.brief:
+            for key in ("primary_keys", "display_key"):
+                out.pop(key, None)
+            out["properties"] = [{"name": p["name"], "type": p["type"]} for p in view["properties"]]
+        if self.columns and ot is not None:
+            mapped = {p.name: p.mapped_field or p.name for p in ot.properties}
+            out["properties"] = [{**p, "column": mapped.get(p["name"], p["name"])}
+                                 for p in out["properties"]]
+            out["data_source"] = ot.data_source.model_dump(mode="json") if ot.data_source else None
+        return out
+
+
 def search_schema(
     state: OntologyState,
     kn_id: str,
@@ -177,8 +245,10 @@ def search_schema(
     kinds: frozenset[ConceptKind],
     concept_groups: Sequence[str] | None,
     max_concepts: int,
+    shape: SchemaShape | None = None,
 ) -> dict[str, Any]:
-    """The best ``max_concepts`` concepts over the selected kinds, grouped by kind."""
+    """The best ``max_concepts`` concepts over the selected kinds, grouped by kind, shaped
+    by ``shape`` (brief, reranked relation types, physical columns)."""
     if not kinds:
         raise ApiError(SEARCH_SCOPE_CODE, 400, details={"reason": "no_scope"})
     require_network(state, kn_id)
@@ -193,4 +263,4 @@ def search_schema(
     for concept, score in ranked:
         body[KIND_KEYS[concept.kind]].append({**concept.body, "score": round(score, 4)})
     body["total_matched"] = total
-    return body
+    return (shape or SchemaShape()).apply(body, extras.object_types)

@@ -40,7 +40,8 @@ class SkillService:
             if ref.capability_type == "skill" and skill is not None:
                 skills.append({
                     "skill_id": skill.id, "name": skill.name, "description": skill.description,
-                    "use_rule": skill.use_rule, "entry": skill.entry, "files": sorted(skill.files),
+                    "category": skill.category, "use_rule": skill.use_rule, "entry": skill.entry,
+                    "files": sorted(skill.files),
                 })
         return {"skills": skills, "total": len(skills)}
 

@@ -45,7 +45,7 @@ class StartBody(Strict):
 
 
 class FinishBody(Strict):
-    conversation_id: Id
+    conversation_id: Id | None = None
     interaction_id: Id
     outcome: Literal["completed", "failed", "cancelled", "handed_off"]
     answer: str | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from bkn_common import events as ev
@@ -46,8 +46,11 @@ class StartCommand:
 
 @dataclass(frozen=True)
 class FinishCommand:
+    """``conversation_id`` may be omitted: the interaction id alone names the turn (the
+    upstream clients' finish); when given it must match."""
+
     account: str
-    conversation_id: str
+    conversation_id: str | None
     interaction_id: str
     outcome: Outcome
     answer: str | None = None
@@ -198,7 +201,9 @@ class Lifecycle:
             raise ApiError(TraceCode.ANSWER_REQUIRED, 400)
         if cmd.outcome in OUTCOMES_NEEDING_REASON and not cmd.reason:
             raise ApiError(TraceCode.REASON_REQUIRED, 400, params={"outcome": cmd.outcome})
-        if self._interaction(cmd).active:  # operations still completing land first (bounded)
+        interaction = self._interaction(cmd)
+        cmd = replace(cmd, conversation_id=interaction.conversation_id)
+        if interaction.active:  # operations still completing land first (bounded)
             await settle(self._core, cmd.interaction_id)
         if not cmd.invocation_id:
             return await self._finish(cmd)
@@ -216,14 +221,15 @@ class Lifecycle:
     def _interaction(self, cmd: FinishCommand) -> Interaction:
         interaction = self._core.store.interaction(cmd.interaction_id)
         if (interaction is None or interaction.account != cmd.account
-                or interaction.conversation_id != cmd.conversation_id):
+                or cmd.conversation_id not in (None, interaction.conversation_id)):
             raise ApiError(TraceCode.INTERACTION_NOT_FOUND, 404, params={
                 "interaction_id": cmd.interaction_id, "conversation_id": cmd.conversation_id})
         return interaction
 
     async def _finish(self, cmd: FinishCommand) -> dict[str, Any]:
         core = self._core
-        async with core.lock("conv", cmd.conversation_id):
+        interaction = self._interaction(cmd)
+        async with core.lock("conv", interaction.conversation_id):
             interaction = self._interaction(cmd)
             if not interaction.active:
                 same = (interaction.outcome, interaction.answer, interaction.reason) == (
@@ -244,7 +250,7 @@ class Lifecycle:
             except PublishFailed as exc:
                 raise unavailable("the trace log did not acknowledge the finish") from exc
             await core.coordination.release(
-                Keys.lease(cmd.conversation_id), interaction.interaction_id)
+                Keys.lease(interaction.conversation_id), interaction.interaction_id)
         return finish_result(self._interaction(cmd))  # as the view now holds it
 
     def _finished_event(

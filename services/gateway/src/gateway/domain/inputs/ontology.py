@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict
 
+from gateway.domain.inputs.aliases import one_of
 from gateway.domain.inputs.base import ToolInput, described
 
 KN_ID = ("知识网络 ID。", "Knowledge network id.")
@@ -56,6 +57,16 @@ class ListKnowledgeNetworksInput(ToolInput):
     offset: int = described(
         "跳过前多少个，默认 0。", "Skip this many first, default 0.", default=0, ge=0
     )
+    sort: Literal["update_time", "name", "id"] | None = described(
+        "可选。排序字段：update_time（最近一次更新）、name 或 id；不传按 id 升序。",
+        "Optional. Sort field: update_time (last update), name or id; omitted sorts by id "
+        "ascending.",
+        default=None,
+    )
+    direction: Literal["asc", "desc"] | None = described(
+        "可选。排序方向，给了 sort 时默认 desc。", "Optional. Sort direction, desc by default "
+        "when sort is given.", default=None,
+    )
 
 
 class KnDetailInput(ToolInput):
@@ -74,10 +85,19 @@ class GetObjectTypesInput(ToolInput):
     kn_id: str = described(*KN_ID, min_length=1)
     ids: list[str] | None = described(
         "对象类 ID 列表；某项不是 ID 但等于某个对象类名称时按名称匹配，未匹配的列在 "
-        "missing。不传返回全部。",
+        "missing。不传返回全部（可用 offset / limit 分页）。",
         "Object type ids; an entry that is no id but equals a type's name matches by name. "
-        "Unmatched entries are listed in missing. Omit for all.",
+        "Unmatched entries are listed in missing. Omit for all (paged by offset / limit).",
         default=None,
+    )
+    offset: int | None = described(
+        "不传 ids 时的起始位置；续页用响应的 next_offset。",
+        "Start of the listing without ids; continue with the answer's next_offset.",
+        default=None, ge=0,
+    )
+    limit: int | None = described(
+        "不传 ids 时的每页条数，1-200。", "Page size of the listing without ids, 1-200.",
+        default=None, ge=1, le=200,
     )
 
 
@@ -92,6 +112,17 @@ class GetRelationTypesInput(ToolInput):
     )
 
 
+class SearchScope(ToolInput):
+    concept_groups: list[str] | None = described(
+        "可选。只在这些概念分组内检索。", "Optional. Only concepts in these concept groups.",
+        default=None,
+    )
+    include_object_types: bool | None = described("是否返回对象类，默认 true。", "Return object types (default true).", default=None)
+    include_relation_types: bool | None = described("是否返回关系类，默认 true。", "Return relation types (default true).", default=None)
+    include_action_types: bool | None = described("是否返回行动类，默认 true。", "Return action types (default true).", default=None)
+    include_metric_types: bool | None = described("是否返回指标，默认 true。", "Return metrics (default true).", default=None)
+
+
 class SearchSchemaInput(ToolInput):
     kn_id: str = described(*KN_ID, min_length=1)
     query: str = described(
@@ -99,31 +130,71 @@ class SearchSchemaInput(ToolInput):
         "Natural language or keywords, Chinese or English.",
         min_length=1,
     )
+    search_scope: SearchScope | None = described(
+        "检索范围（规范写法）：concept_groups 与四类概念的 include_* 开关；不传四类全开。"
+        "四类全关返回 400。",
+        "Search scope (canonical): concept_groups and the include_* switch of each of the four "
+        "kinds; omitted, all four are on. All four off is a 400.",
+        default=None,
+    )
     search_object_types: bool = described(
-        "是否检索对象类，默认 true。", "Search object types (default true).", default=True
+        "旧写法，等同 search_scope.include_object_types。", "Earlier form of "
+        "search_scope.include_object_types.", default=True
     )
     search_relation_types: bool = described(
-        "是否检索关系类，默认 true。", "Search relation types (default true).", default=True
+        "旧写法，等同 search_scope.include_relation_types。", "Earlier form of "
+        "search_scope.include_relation_types.", default=True
     )
     search_action_types: bool = described(
-        "是否检索行动类，默认 true。", "Search action types (default true).", default=True
+        "旧写法，等同 search_scope.include_action_types。", "Earlier form of "
+        "search_scope.include_action_types.", default=True
     )
     search_metrics: bool = described(
-        "是否检索指标（kind 为 metric 的逻辑属性），默认 true。四个开关全为 false 返回 400。",
-        "Search metrics (logic properties of kind metric), default true. All four false is "
-        "a 400.",
-        default=True,
+        "旧写法，等同 search_scope.include_metric_types。", "Earlier form of "
+        "search_scope.include_metric_types.", default=True,
     )
     concept_groups: list[str] | None = described(
-        "可选。只在这些概念分组内检索。",
-        "Optional. Only concepts in these concept groups.",
-        default=None,
+        "旧写法，等同 search_scope.concept_groups。", "Earlier form of "
+        "search_scope.concept_groups.", default=None,
     )
     max_concepts: int = described(
         "最多返回多少个概念（各类合计），1-100，默认 10。",
         "At most this many concepts over all kinds, 1-100, default 10.",
         default=10, ge=1, le=100,
     )  # fmt: skip
+    schema_brief: bool = described(
+        "默认 true：精简 Schema，属性只给 name / type，省去说明、显示名、主键与显示键；"
+        "需要完整定义时传 false。",
+        "Default true: a brief schema, properties with name / type only, no descriptions, "
+        "display names, primary keys or display key; false for the full definitions.",
+        default=True,
+    )
+    enable_rerank: bool = described(
+        "默认 true：关系类按是否连接本次命中的对象类重排（两端都命中在前）；false 只按文本得分。",
+        "Default true: relation types are reranked by whether they connect object types this "
+        "search matched (both ends matched first); false keeps the text score order.",
+        default=True,
+    )
+    include_columns: bool = described(
+        "默认 false：为 true 时对象类的每个属性带 column（其数据资源中的物理列名）与 "
+        "data_source（资源 ID），供 REST run_sql 使用。",
+        "Default false: when true each object type property carries column (its physical "
+        "column in the data resource) and the type carries data_source (the resource id), "
+        "for the REST run_sql.",
+        default=False,
+    )
+
+    def scope(self) -> dict[str, Any]:
+        """The effective kinds and groups: search_scope where it speaks, else the flat flags."""
+        given = self.search_scope.model_dump(exclude_none=True) if self.search_scope else {}
+        return {
+            "search_object_types": given.get("include_object_types", self.search_object_types),
+            "search_relation_types": given.get("include_relation_types",
+                                               self.search_relation_types),
+            "search_action_types": given.get("include_action_types", self.search_action_types),
+            "search_metrics": given.get("include_metric_types", self.search_metrics),
+            "concept_groups": given.get("concept_groups", self.concept_groups),
+        }
 
 
 class _InstanceRead(ToolInput):
@@ -136,9 +207,30 @@ class _InstanceRead(ToolInput):
     )
 
 
+class InstanceFilter(ToolInput):
+    field: str = described("对象类属性名。", "Property name.", min_length=1)
+    op: Literal["==", "!=", ">", ">=", "<", "<=", "in", "not_in", "like", "not_like", "exist",
+                "not_exist", "match"] = described("比较算子。", "Comparison operator.")
+    value: Any = described("值；in / not_in 用数组。", "Value; an array for in / not_in.",
+                           default=None)
+
+
 class QueryObjectInstanceInput(_InstanceRead):
     ot_id: str = described("对象类 ID。", "Object type id.", min_length=1)
     condition: dict[str, Any] | None = described(*CONDITION, default=None)
+    filters: list[InstanceFilter] | None = described(
+        "扁平过滤简写：各项按 and 组合，等价于 and 的 condition；与 condition 同传时 "
+        "condition 优先。",
+        "Flat filter shorthand: the items are combined with and, like an and condition; when "
+        "condition is also given, condition wins.",
+        default=None,
+    )
+    search_after: list[Any] | None = described(
+        "游标翻页（规范写法）：上一页返回的 search_after 原值；与 cursor 等价。",
+        "Cursor paging (canonical): the previous page's search_after, unchanged; the same as "
+        "cursor.",
+        default=None,
+    )
     sort: list[dict[str, Any]] | None = _sort(
         "排序，按数组顺序依次比较，最后按实例 ID。",
         "Sort keys compared in order, then by instance id.",
@@ -152,10 +244,25 @@ class QueryObjectInstanceInput(_InstanceRead):
         default=None, json_schema_extra={"minimum": 0},
     )  # fmt: skip
     cursor: str | None = described(
-        "游标翻页：上一页返回的 next_cursor 原值（不透明）。",
-        "Cursor paging: the next_cursor of the previous page, unchanged (opaque).",
+        "旧写法：上一页返回的 next_cursor 原值（不透明），等同 search_after。",
+        "Earlier form: the next_cursor of the previous page, unchanged (opaque); the same as "
+        "search_after.",
         default=None,
     )
+
+    def effective_condition(self) -> dict[str, Any] | None:
+        if self.condition is not None or not self.filters:
+            return self.condition
+        leaves = [{"field": f.field, "operation": f.op} if f.op in ("exist", "not_exist")
+                  else {"field": f.field, "operation": f.op, "value": f.value, "value_from": "const"}
+                  for f in self.filters]
+        return leaves[0] if len(leaves) == 1 else {"operation": "and", "sub_conditions": leaves}
+
+    def effective_cursor(self) -> str | None:
+        given = [str(v) for v in self.search_after or []]
+        cursor: str | None = one_of("search_after", given[0] if given else None,
+                                    "cursor", self.cursor)
+        return cursor
     need_total: bool = described(
         "是否计算 total_count（匹配总数），默认 false。",
         "Compute total_count (all matches); default false.",
