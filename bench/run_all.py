@@ -28,6 +28,7 @@ BENCHMARKS = [
     "bench.views",
     "bench.toon_size",
     "bench.knowledge_base_search",
+    "bench.run_sql",
 ]
 
 
