@@ -67,6 +67,17 @@ class DataResources:
         return {r.id: TableSpec(r.source.path, tuple((c.name, c.type) for c in r.columns))
                 for r in self.resources.values()}
 
+    def checkpoint_data(self) -> dict[str, Any]:
+        return {"resources": [r.model_dump(mode="json") for r in self.resources.values()],
+                "grants": {k: sorted(v) for k, v in self.grants.items()}}
+
+    @classmethod
+    def from_checkpoint(cls, data: dict[str, Any]) -> DataResources:
+        return cls(
+            resources={r["id"]: ev.DataResourceUpserted.model_validate(r) for r in data["resources"]},
+            grants={k: frozenset(v) for k, v in data["grants"].items()},
+        )
+
     def snapshot(self) -> dict[str, Any]:
         return {
             "data_resources": {k: v.model_dump(mode="json") for k, v in self.resources.items()},

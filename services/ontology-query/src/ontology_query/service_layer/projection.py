@@ -93,7 +93,7 @@ class OntologyState:
         return self.schema.setdefault(kn_id, NetworkSchemaExtras())
 
     # -- checkpoint (bkn_common.checkpoint.Checkpointable) --------------------------------
-    checkpoint_version = 1
+    checkpoint_version = 2  # 2: data resources, grants and network update times
 
     def checkpoint_data(self) -> dict[str, Any]:
         return {
@@ -106,6 +106,8 @@ class OntologyState:
             "stores": [[kn_id, store.instance_state()] for kn_id, store in self.stores.items()],
             "mounted": ref_table(self.mounted.values(), self.mounted),
             "executions": self.executions.state(),
+            "data": self.data.checkpoint_data(),
+            "network_updated": dict(self.network_updated),
         }
 
     def restore_checkpoint(self, data: dict[str, Any]) -> None:
@@ -121,8 +123,11 @@ class OntologyState:
             fresh.store(kn_id).restore_instances(state)
         fresh.mounted = from_ref_table(data["mounted"])
         fresh.executions = ActionExecutions.from_state(data["executions"])
+        fresh.data = DataResources.from_checkpoint(data["data"])
+        fresh.network_updated = dict(data["network_updated"])
         self.access, self.stores, self.schema = fresh.access, fresh.stores, fresh.schema
         self.mounted, self.executions = fresh.mounted, fresh.executions
+        self.data, self.network_updated = fresh.data, fresh.network_updated
 
     def apply(self, record: ev.EventRecord) -> None:
         event = record.event
