@@ -6,7 +6,8 @@ A private mesh (no demo bundles, checkpoints in its run folder) gets, on fresh t
 
 * capability-index: 10,000 capabilities (100 toolboxes of 100 tools written after the labelled
   catalogue in ``bench/capability_eval``, so tokenizing is as costly as for real text), bound
-  on 200 networks, plus 20,000 mounts, unmounts and lifecycle changes;
+  on 200 networks, plus 100,000 mounts, unmounts and tool enablement changes (the history
+  size of ``bench/materialize_capabilities.py``);
 * ontology-query: the network of ``bench/ontology_queries.py`` (200,000 objects, about
   1,000,000 relation instances).
 
@@ -36,7 +37,7 @@ from bench.ontology_queries import instance_events, publish_bulk, schema_events
 from bkn_common import events as ev
 
 TEMPLATES = ROOT / "bench" / "capability_eval" / "capabilities.jsonl"
-BOXES, TOOLS_PER_BOX, NETWORKS, PER_NETWORK, CHURN = 100, 100, 200, 500, 20_000
+BOXES, TOOLS_PER_BOX, NETWORKS, PER_NETWORK, CHURN = 100, 100, 200, 500, 100_000
 
 
 def capability_events(seed: int = 11) -> Iterator[ev.Event]:

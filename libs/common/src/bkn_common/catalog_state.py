@@ -201,6 +201,9 @@ def ref_table(
 
 
 def from_ref_table(table: dict[str, Any]) -> dict[str, list[ev.CapabilityRef]]:
-    """The lists :func:`ref_table` wrote (each distinct ref validated once, then shared)."""
-    refs = [ev.CapabilityRef(capability_type=t, capability_id=i, owner_id=o) for t, i, o in table["refs"]]
+    """The lists :func:`ref_table` wrote (each distinct ref built once, then shared; the refs
+    were validated when first folded and the file is checksummed, so they are not validated
+    again)."""
+    refs = [ev.CapabilityRef.model_construct(capability_type=t, capability_id=str(i), owner_id=o)
+            for t, i, o in table["refs"]]
     return {name: [refs[at] for at in positions] for name, positions in table["lists"].items()}

@@ -240,12 +240,12 @@ def fingerprint(tokenizer: Callable[[str], list[str]]) -> str:
     postings stored in a checkpoint are only reused under the same fingerprint)."""
     if tokenizer is not tokenize:
         return f"{tokenizer.__module__}.{getattr(tokenizer, '__qualname__', repr(tokenizer))}"
-    import jieba
+    from importlib.metadata import version
 
     from capability_index.domain.glossary import domain_words
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    digest.update(str(getattr(jieba, "__version__", "")).encode())
+    digest.update(version("jieba").encode())  # (importing jieba costs seconds; this does not)
     digest.update("\n".join(domain_words()).encode())
     return digest.hexdigest()
 
