@@ -17,6 +17,7 @@ from rich.progress import Progress
 from bkn_common import rebuildable
 from bkn_common.digest import differing_keys, state_digest
 from bkn_common.kafka import EventPublisher, ensure_topics, make_broker
+from bkn_common.kafka_connection import KafkaConnection
 from bkn_common.mesh_auth import MeshSecretMissing, signer_from
 from bkn_common.mesh_http import MeshAuth
 from bkn_common.rebuildable import Rebuildable
@@ -55,7 +56,7 @@ def apply(
 
 
 async def _publish(settings: ClctlSettings, events: list) -> None:  # type: ignore[type-arg]
-    await ensure_topics(settings.kafka_bootstrap_servers, settings.topic_prefix)
+    await ensure_topics(KafkaConnection.from_settings(settings), settings.topic_prefix)
     broker = make_broker(settings)
     await broker.start()
     try:
@@ -94,10 +95,10 @@ def kb_apply(
 
 
 async def _kb_publish(settings: ClctlSettings, kb: str, name: str, readers: list[str], loaded: object) -> list:  # type: ignore[type-arg]
-    await ensure_topics(settings.kafka_bootstrap_servers, settings.topic_prefix)
+    await ensure_topics(KafkaConnection.from_settings(settings), settings.topic_prefix)
     store = LatestApplies()
     target = Rebuildable("knowledge-base", lambda: nullcontext(store), "")
-    await rebuild(settings.kafka_bootstrap_servers, settings.topic_prefix, target, store, StartAt())
+    await rebuild(KafkaConnection.from_settings(settings), settings.topic_prefix, target, store, StartAt())
     events = apply_events(kb, name, readers, loaded, store.applies.get(kb))  # type: ignore[arg-type]
     broker = make_broker(settings)
     await broker.start()
@@ -123,7 +124,7 @@ def topics(
         typer.echo(f"{name:34} {spec.partitions:>5}  {spec.cleanup_policy:8} {spec.key}")
         typer.echo(f"{'':51}{events}")
     if create:
-        created = asyncio.run(ensure_topics(settings.kafka_bootstrap_servers, settings.topic_prefix))
+        created = asyncio.run(ensure_topics(KafkaConnection.from_settings(settings), settings.topic_prefix))
         typer.echo(f"created: {', '.join(created) or 'none (all exist)'}")
 
 
@@ -158,7 +159,7 @@ def replay(
                 bar.update(task, completed=done, total=total)
 
             report = asyncio.run(rebuild(
-                settings.kafka_bootstrap_servers, settings.topic_prefix, target, store,
+                KafkaConnection.from_settings(settings), settings.topic_prefix, target, store,
                 _start(offset, since), progress,
             ))
         snapshot = store.snapshot()
@@ -232,7 +233,7 @@ def dump_topic(
     out = output.open("w", encoding="utf-8") if output else sys.stdout
     try:
         count = asyncio.run(dump(
-            settings.kafka_bootstrap_servers, f"{settings.topic_prefix}{topic}", _start(offset, since),
+            KafkaConnection.from_settings(settings), f"{settings.topic_prefix}{topic}", _start(offset, since),
             until_offset, datetime.fromisoformat(until) if until else None,
             lambda line: _write_line(out, line),
         ))

@@ -18,6 +18,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from bkn_common.events import decode_event
 from bkn_common.kafka import topic_partitions
+from bkn_common.kafka_connection import KafkaConnection, kafka_connection
 from bkn_common.rebuildable import Rebuildable, ReplayStore
 
 
@@ -38,14 +39,14 @@ class ReplayReport:
 
 
 async def _assign(
-    bootstrap: str, topics: list[str], start: StartAt
+    bootstrap: str | KafkaConnection, topics: list[str], start: StartAt
 ) -> tuple[AIOKafkaConsumer, dict[TopicPartition, int]]:
     known = await topic_partitions(bootstrap, topics)
     missing = [t for t in topics if t not in known]
     if missing:
         raise SystemExit(f"topics not found: {', '.join(missing)}")
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest",
-                                max_partition_fetch_bytes=16 * 1024 * 1024)
+    consumer = AIOKafkaConsumer(**kafka_connection(bootstrap).client_options(), enable_auto_commit=False,
+                                auto_offset_reset="earliest", max_partition_fetch_bytes=16 * 1024 * 1024)
     await consumer.start()
     partitions = [TopicPartition(t, p) for t in topics for p in known[t]]
     consumer.assign(partitions)
@@ -64,7 +65,7 @@ async def _assign(
 
 
 async def rebuild(
-    bootstrap: str,
+    bootstrap: str | KafkaConnection,
     prefix: str,
     target: Rebuildable,
     store: ReplayStore,
@@ -106,7 +107,7 @@ async def rebuild(
 
 
 async def dump(
-    bootstrap: str,
+    bootstrap: str | KafkaConnection,
     topic: str,
     start: StartAt,
     until_offset: int | None,

@@ -22,6 +22,8 @@ from bkn_common.i18n import Language, negotiate_language
 log = logging.getLogger(__name__)
 REQUEST_ID_HEADER = "bkn-request-id"
 ReadinessCheck = Callable[[], Awaitable[bool]]
+# probes and the Prometheus scrape: unauthenticated, untraced (kubelet and Prometheus call them)
+PROBE_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 def request_language(request: Request) -> Language:
@@ -141,7 +143,7 @@ class TraceContextMiddleware:
         self._edge = edge
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in ("/healthz", "/readyz"):
+        if scope["type"] != "http" or scope["path"] in PROBE_PATHS:
             await self.app(scope, receive, send)
             return
         carrier = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}

@@ -13,6 +13,7 @@ from faststream.kafka.opentelemetry import KafkaTelemetryMiddleware
 from opentelemetry.trace import TracerProvider
 
 from bkn_common.events import Event, encode_event
+from bkn_common.kafka_connection import KafkaConnection, kafka_connection
 from bkn_common.keys import event_key
 from bkn_common.settings import ServiceSettings
 from bkn_common.topics import ALL_TOPICS, TopicSpec, topic_for_event
@@ -33,8 +34,10 @@ def make_broker(
     exporters suppress instrumentation of their own sends).
     """
     middlewares = (KafkaTelemetryMiddleware(tracer_provider=tracer_provider),) if traced else ()
+    connection = KafkaConnection.from_settings(settings)
     return KafkaBroker(
-        settings.kafka_bootstrap_servers,
+        connection.bootstrap_servers,
+        security=connection.faststream_security(),
         client_id=settings.service_name,
         acks="all",
         enable_idempotence=True,
@@ -78,11 +81,15 @@ class EventPublisher:
             await asyncio.gather(*pending)
 
 
+def admin_client(kafka: str | KafkaConnection) -> AIOKafkaAdminClient:
+    return AIOKafkaAdminClient(**kafka_connection(kafka).client_options(), client_id="bkn-admin")
+
+
 async def ensure_topics(
-    bootstrap_servers: str, prefix: str = "", specs: Iterable[TopicSpec] = ALL_TOPICS
+    kafka: str | KafkaConnection, prefix: str = "", specs: Iterable[TopicSpec] = ALL_TOPICS
 ) -> list[str]:
     """Create the catalogue's topics that do not exist yet; returns the names created."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers, client_id="bkn-admin")
+    admin = admin_client(kafka)
     await admin.start()
     try:
         existing = set(await admin.list_topics())
@@ -105,9 +112,11 @@ async def ensure_topics(
         await admin.close()
 
 
-async def topic_partitions(bootstrap_servers: str, names: Sequence[str]) -> dict[str, list[int]]:
+async def topic_partitions(
+    kafka: str | KafkaConnection, names: Sequence[str]
+) -> dict[str, list[int]]:
     """Partition ids of existing topics (a topic that does not exist is left out)."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers, client_id="bkn-admin")
+    admin = admin_client(kafka)
     await admin.start()
     try:
         described = await admin.describe_topics(list(names))

@@ -38,6 +38,7 @@ from bkn_common.checkpoint import (
 )
 from bkn_common.events import Event, EventRecord, PoisonMessage, decode_event
 from bkn_common.kafka import topic_partitions
+from bkn_common.kafka_connection import KafkaConnection, kafka_connection
 from bkn_common.topics import TopicSpec, dead_letter_topic
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ class ProjectionRunner:
     def __init__(
         self,
         *,
-        bootstrap_servers: str,
+        bootstrap_servers: str | KafkaConnection,
         consumer_name: str,
         topics: Sequence[TopicSpec],
         projection: Projection,
@@ -83,7 +84,7 @@ class ProjectionRunner:
         transient: tuple[type[Exception], ...] = (),
         checkpoints: CheckpointFile | None = None,
     ) -> None:
-        self._bootstrap = bootstrap_servers
+        self._kafka = kafka_connection(bootstrap_servers)
         self._consumer_name = consumer_name
         self._topics = [t.full_name(topic_prefix) for t in topics]
         self._dlq_topic = dead_letter_topic(consumer_name).full_name(topic_prefix)
@@ -110,11 +111,11 @@ class ProjectionRunner:
     async def start(self, positions: dict[TopicPartition, int] | None = None) -> None:
         """Assign all partitions, seek, and start consuming in the background."""
         self._producer = AIOKafkaProducer(
-            bootstrap_servers=self._bootstrap, acks="all", enable_idempotence=True
+            **self._kafka.client_options(), acks="all", enable_idempotence=True
         )
         await self._producer.start()
         consumer = AIOKafkaConsumer(
-            bootstrap_servers=self._bootstrap,
+            **self._kafka.client_options(),
             enable_auto_commit=False,
             auto_offset_reset="earliest",
             client_id=f"{self._consumer_name}-projection",
@@ -123,7 +124,7 @@ class ProjectionRunner:
         )
         await consumer.start()
         self._consumer = consumer
-        known = await topic_partitions(self._bootstrap, self._topics)
+        known = await topic_partitions(self._kafka, self._topics)
         partitions = [TopicPartition(t, p) for t in self._topics for p in known.get(t, ())
                       if self._owns is None or self._owns(TopicPartition(t, p))]
         missing = [t for t in self._topics if t not in known]
@@ -170,6 +171,34 @@ class ProjectionRunner:
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
+
+    @property
+    def consumer_name(self) -> str:
+        return self._consumer_name
+
+    @property
+    def is_caught_up(self) -> bool:
+        return self.caught_up.is_set()
+
+    def lag(self) -> int:
+        """Records between the positions and the high watermarks the last fetches reported
+        (the offsets seen at start until a fetch has reported one); no broker round trip."""
+        behind = 0
+        for tp, position in self.positions.items():
+            end = self._highwater(tp)
+            if end is None:
+                end = self._catch_up_target.get(tp, position)
+            behind += max(0, end - position)
+        return behind
+
+    def _highwater(self, tp: TopicPartition) -> int | None:
+        if self._consumer is None or not self.running:
+            return None
+        try:
+            end: int | None = self._consumer.highwater(tp)
+            return end
+        except AssertionError:  # not assigned (any more)
+            return None
 
     async def _run(self) -> None:
         assert self._consumer is not None

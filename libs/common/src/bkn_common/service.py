@@ -21,8 +21,10 @@ from bkn_common.http import (
     install_error_handlers,
 )
 from bkn_common.kafka import ensure_topics
+from bkn_common.kafka_connection import KafkaConnection
 from bkn_common.mesh_auth import verifier_from
 from bkn_common.mesh_http import MeshGuard
+from bkn_common.metrics import MetricsMiddleware, ServiceMetrics, metrics_router
 from bkn_common.projection import Projection, ProjectionRunner
 from bkn_common.settings import CheckpointSettings, ServiceSettings
 from bkn_common.span_export import exporting_spans, kafka_span_processor
@@ -47,7 +49,7 @@ def projection_runner(
             settings.checkpoint_dir, consumer_name, settings.checkpoint_interval_seconds
         )
     return ProjectionRunner(
-        bootstrap_servers=settings.kafka_bootstrap_servers,
+        bootstrap_servers=KafkaConnection.from_settings(settings),
         consumer_name=consumer_name,
         topics=topics,
         projection=projection,
@@ -64,7 +66,7 @@ async def running_projection(
     """Provision topics, start the runner, stop it on exit (retrying while Kafka starts)."""
     for attempt in range(30):
         try:
-            await ensure_topics(settings.kafka_bootstrap_servers, settings.topic_prefix)
+            await ensure_topics(KafkaConnection.from_settings(settings), settings.topic_prefix)
             await runner.start()
             break
         except Exception:
@@ -101,15 +103,22 @@ def make_service_app(
     readiness: Mapping[str, ReadinessCheck],
     edge: bool = False,
     runners: Mapping[str, ProjectionRunner] | None = None,
+    metrics: ServiceMetrics | None = None,
 ) -> FastAPI:
-    """A FastAPI app with the envelope, health probes and the given resources in its lifespan.
+    """A FastAPI app with the envelope, health probes, ``/metrics`` and the given resources in
+    its lifespan.
 
     ``edge``: the app faces callers outside the mesh (the gateway), whose baggage and internal
     headers are not trusted. Every ``/internal/`` route needs a mesh signature
     (``bkn_common.mesh_auth``); without ``MESH_INTERNAL_SECRET`` the service refuses to start.
-    ``runners``: projections whose progress ``/readyz`` reports (offsets done / total, checkpoint).
+    ``runners``: projections whose progress ``/readyz`` reports (offsets done / total,
+    checkpoint) and whose lag, caught-up state and dead letters ``/metrics`` reports.
+    ``metrics``: the service's registry when it records more than requests (tool calls, gauges).
     """
     verifier = verifier_from(settings)
+    metrics = metrics if metrics is not None else ServiceMetrics()
+    for runner in (runners or {}).values():
+        metrics.watch_projection(runner)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -128,9 +137,12 @@ def make_service_app(
     app.add_middleware(MeshGuard, verifier=verifier, edge=edge)  # inside the request id
     install_error_handlers(app)
     app.add_middleware(TraceContextMiddleware, service_name=title, edge=edge)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.include_router(health_router(
         readiness, {name: runner.progress for name, runner in (runners or {}).items()}
     ))
+    app.include_router(metrics_router(metrics))
+    app.state.metrics = metrics
     return app
 
 

@@ -2,12 +2,17 @@
 
 Infrastructure locations use their conventional unprefixed names (``KAFKA_BOOTSTRAP_SERVERS``,
 ``REDIS_URL``, ``TOPIC_PREFIX``, ``OTEL_*``) so one environment points the whole mesh at
-existing infrastructure. Nothing else in the code reads ``os.environ``.
+existing infrastructure. Kafka security (``KAFKA_SECURITY_PROTOCOL``, ``KAFKA_SASL_*``,
+``KAFKA_SSL_*``) and Redis TLS/auth (``rediss://`` URLs, ``REDIS_PASSWORD``,
+``REDIS_SSL_CA_CERTS``) are turned into client options by ``bkn_common.kafka_connection`` and
+``bkn_common.redis``. Nothing else in the code reads ``os.environ``.
 """
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, SecretStr
+from typing import Literal, Self
+
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -26,7 +31,23 @@ class ServiceSettings(BaseSettings):
     kafka_bootstrap_servers: str = Field(
         "127.0.0.1:9092", validation_alias=_env("KAFKA_BOOTSTRAP_SERVERS")
     )
+    kafka_security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = Field(
+        "PLAINTEXT", validation_alias=_env("KAFKA_SECURITY_PROTOCOL")
+    )
+    kafka_sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] = Field(
+        "PLAIN", validation_alias=_env("KAFKA_SASL_MECHANISM")
+    )
+    kafka_sasl_username: str | None = Field(None, validation_alias=_env("KAFKA_SASL_USERNAME"))
+    kafka_sasl_password: SecretStr | None = Field(None, validation_alias=_env("KAFKA_SASL_PASSWORD"))
+    # PEM files: the CA that signed the brokers' certificates (system CAs when unset) and, for
+    # mutual TLS, the client certificate and key (a Strimzi TLS KafkaUser's user.crt/user.key)
+    kafka_ssl_cafile: str | None = Field(None, validation_alias=_env("KAFKA_SSL_CAFILE"))
+    kafka_ssl_certfile: str | None = Field(None, validation_alias=_env("KAFKA_SSL_CERTFILE"))
+    kafka_ssl_keyfile: str | None = Field(None, validation_alias=_env("KAFKA_SSL_KEYFILE"))
     redis_url: str = Field("redis://127.0.0.1:6379/0", validation_alias=_env("REDIS_URL"))
+    # overrides a password in REDIS_URL; the CA file applies to rediss:// (TLS) URLs only
+    redis_password: SecretStr | None = Field(None, validation_alias=_env("REDIS_PASSWORD"))
+    redis_ssl_ca_certs: str | None = Field(None, validation_alias=_env("REDIS_SSL_CA_CERTS"))
     topic_prefix: str = Field("", validation_alias=_env("TOPIC_PREFIX"))
     otel_exporter_otlp_endpoint: str | None = Field(
         None, validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT")
@@ -47,6 +68,27 @@ class ServiceSettings(BaseSettings):
     mesh_internal_max_skew_seconds: float = Field(
         30, gt=0, validation_alias=_env("MESH_INTERNAL_MAX_SKEW_SECONDS")
     )
+
+    @model_validator(mode="after")
+    def _connections_consistent(self) -> Self:
+        """Refuse, at start, combinations a client would only fail on later (or ignore)."""
+        if self.kafka_security_protocol.startswith("SASL_") and not (
+            self.kafka_sasl_username and self.kafka_sasl_password
+        ):
+            raise ValueError(
+                f"KAFKA_SECURITY_PROTOCOL={self.kafka_security_protocol} needs "
+                "KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD"
+            )
+        tls_files = (self.kafka_ssl_cafile, self.kafka_ssl_certfile, self.kafka_ssl_keyfile)
+        if any(tls_files) and not self.kafka_security_protocol.endswith("SSL"):
+            raise ValueError(
+                "KAFKA_SSL_CAFILE/CERTFILE/KEYFILE need KAFKA_SECURITY_PROTOCOL SSL or SASL_SSL"
+            )
+        if bool(self.kafka_ssl_certfile) != bool(self.kafka_ssl_keyfile):
+            raise ValueError("KAFKA_SSL_CERTFILE and KAFKA_SSL_KEYFILE go together")
+        if self.redis_ssl_ca_certs and not self.redis_url.startswith("rediss://"):
+            raise ValueError("REDIS_SSL_CA_CERTS needs a rediss:// REDIS_URL (TLS)")
+        return self
 
 
 class CheckpointSettings(ServiceSettings):

@@ -18,6 +18,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from bkn_common.events import SpanExported, encode_event
+from bkn_common.kafka_connection import KafkaConnection
 from bkn_common.settings import ServiceSettings
 from bkn_common.span_scope import ProvenanceSpanFilter
 from bkn_common.topics import SPANS
@@ -94,7 +95,8 @@ def kafka_span_processor(settings: ServiceSettings) -> tuple[SpanProcessor, Kafk
 async def exporting_spans(settings: ServiceSettings, exporter: KafkaSpanExporter) -> AsyncIterator[None]:
     """Lifespan resource: a producer for the exporter while the service runs."""
     producer = AIOKafkaProducer(
-        bootstrap_servers=settings.kafka_bootstrap_servers, acks="all", enable_idempotence=True
+        **KafkaConnection.from_settings(settings).client_options(), acks="all",
+        enable_idempotence=True,
     )
     try:
         await producer.start()

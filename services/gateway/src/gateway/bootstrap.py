@@ -12,6 +12,7 @@ from starlette.routing import Route
 
 from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.mesh_auth import signer_from
+from bkn_common.metrics import ServiceMetrics
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import connected_broker, make_service_app, service_telemetry
 from gateway.adapters.idempotency import IdempotencyStore
@@ -100,6 +101,8 @@ def build_app(settings: GatewaySettings) -> FastAPI:
 
         return check
 
+    metrics = ServiceMetrics()
+    deps.tool_calls = metrics.tool_calls
     app = make_service_app(
         title="gateway",
         settings=settings,
@@ -109,6 +112,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
             **{n: service_check(n) for n in ("capability_index", "tool_executor", "ontology_query")},
         },
         edge=True,
+        metrics=metrics,
     )
     app.include_router(rest.router(deps, authenticator))
     app.include_router(openapi.router(deps.registry))

@@ -12,6 +12,7 @@ from functools import partial
 from fastapi import FastAPI
 
 from bkn_common.kafka import EventPublisher, make_broker
+from bkn_common.metrics import ServiceMetrics
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import (
     broker_ready,
@@ -29,7 +30,7 @@ from tool_executor.adapters.openapi_client import OpenApiClient
 from tool_executor.adapters.receipt_journal import ReceiptJournal
 from tool_executor.adapters.sandbox import ProcessSandbox
 from tool_executor.domain.sandbox import SandboxLimits
-from tool_executor.entrypoints.actions_consumer import ActionConsumer
+from tool_executor.entrypoints.actions_consumer import CONSUMER_NAME, ActionConsumer
 from tool_executor.entrypoints.http import router
 from tool_executor.service_layer.actions import ActionLedger, ActionRunner
 from tool_executor.service_layer.execution import ToolExecutor
@@ -107,6 +108,13 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     async def actions_ready() -> bool:
         return actions.running
 
+    metrics = ServiceMetrics()
+    metrics.watch_dead_letters(f"{CONSUMER_NAME}-actions", lambda: actions.dead_lettered)
+    metrics.gauge_on_scrape(
+        "bkn_receipt_journal_open_entries",
+        "Provisional receipts journaled in Redis and not yet acknowledged by Kafka.",
+        journal.open_count,
+    )
     app = make_service_app(
         title="tool-executor",
         settings=settings,
@@ -116,6 +124,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
                    "action_consumer": actions_ready, "redis": partial(redis_ready, redis)},
         runners={"kafka_projection": runner},
+        metrics=metrics,
     )
     app.include_router(state_router(state))
     app.include_router(router(executor, SkillService(state, sandbox, skill_limits)))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
 from bkn_common.kafka import EventPublisher
+from bkn_common.metrics import ToolCallMetrics
 from gateway.adapters.idempotency import IdempotencyStore
 from gateway.adapters.internal import InternalServices
 from gateway.adapters.trace_core import TraceCore
@@ -27,3 +28,4 @@ class Deps:
     registry: ToolRegistry
     events: EventPublisher | None = None  # Kafka producer (execute_action publishes requests)
     limits: RateLimiter | None = None  # None: no rate limits (GATEWAY_RATE_LIMIT_ENABLED=false)
+    tool_calls: ToolCallMetrics = field(default_factory=ToolCallMetrics)  # /metrics by tool

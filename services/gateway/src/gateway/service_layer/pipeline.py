@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.http import validation_error
+from bkn_common.metrics import UNKNOWN_TOOL
 from bkn_common.span_scope import (
     CONVERSATION_ATTRIBUTE,
     INTERACTION_ATTRIBUTE,
@@ -67,6 +69,7 @@ async def call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str, 
     """Run one tool call inside a span named and attributed per the GenAI and MCP conventions."""
     parent = extract({"traceparent": ctx.traceparent}) if ctx.traceparent else None
     span_name = f"tools/call {name}" if ctx.transport == "mcp" else f"execute_tool {name}"
+    started, result = time.perf_counter(), "ok"
     with tracer.start_as_current_span(span_name, context=parent) as span:
         span.set_attribute("gen_ai.operation.name", "execute_tool")
         span.set_attribute("gen_ai.tool.name", name)
@@ -75,14 +78,21 @@ async def call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str, 
         try:
             outcome = await _call_tool(deps, ctx, name, payload)
         except ApiError as exc:
+            result = str(exc.code)
             span.set_attribute("error.type", exc.code)
             span.set_status(StatusCode.ERROR)
             definition = deps.registry.get(name)
             if definition is not None and definition.refusal is not None:
                 raise definition.refusal(exc, ctx.language) from exc
             raise
+        except Exception:
+            result = ErrorCode.INTERNAL
+            raise
         finally:
             _annotate(span, ctx)
+            # a caller's made-up tool name is not a series of its own
+            tool = name if deps.registry.get(name) is not None else UNKNOWN_TOOL
+            deps.tool_calls.observe(tool, result, time.perf_counter() - started)
         if outcome.receipt:
             span.set_attribute("bkn.receipt_id", str(outcome.receipt.get("receipt_id")))
         return outcome

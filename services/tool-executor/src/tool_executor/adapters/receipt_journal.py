@@ -48,6 +48,10 @@ class ReceiptJournal:
             pipe.delete(self._entry(receipt_id))
             await pipe.execute()
 
+    async def open_count(self) -> int:
+        """Entries open now (in flight, or left by an executor that stopped mid-call)."""
+        return int(await self._redis.zcard(self._open))
+
     async def overdue(self, now: float, limit: int) -> list[str]:
         ids = await self._redis.zrangebyscore(self._open, "-inf", now, start=0, num=limit)
         return [i.decode() if isinstance(i, bytes) else str(i) for i in ids]

@@ -19,6 +19,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPa
 
 from bkn_common import events as ev
 from bkn_common.events import PoisonMessage, decode_event
+from bkn_common.kafka_connection import KafkaConnection
 from bkn_common.settings import ServiceSettings
 from bkn_common.topics import ACTIONS, dead_letter_topic
 from tool_executor.service_layer.actions import ActionRunner
@@ -32,7 +33,7 @@ class ActionConsumer:
     def __init__(
         self, settings: ServiceSettings, runner: ActionRunner, caught_up: asyncio.Event
     ) -> None:
-        self._bootstrap = settings.kafka_bootstrap_servers
+        self._kafka = KafkaConnection.from_settings(settings)
         self._topic = ACTIONS.full_name(settings.topic_prefix)
         self._group = f"{settings.topic_prefix}tool-executor.actions"
         self._dlq = dead_letter_topic(CONSUMER_NAME).full_name(settings.topic_prefix)
@@ -43,17 +44,18 @@ class ActionConsumer:
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task[None] | None = None
         self.handled = 0
+        self.dead_lettered = 0
 
     @property
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
     async def start(self) -> None:
-        self._producer = AIOKafkaProducer(bootstrap_servers=self._bootstrap, acks="all",
+        self._producer = AIOKafkaProducer(**self._kafka.client_options(), acks="all",
                                           enable_idempotence=True)
         await self._producer.start()
         self._consumer = AIOKafkaConsumer(
-            self._topic, bootstrap_servers=self._bootstrap, group_id=self._group,
+            self._topic, **self._kafka.client_options(), group_id=self._group,
             client_id=f"{CONSUMER_NAME}-actions", enable_auto_commit=False,
             auto_offset_reset="earliest",
         )
@@ -136,4 +138,5 @@ class ActionConsumer:
         ]
         await self._producer.send_and_wait(self._dlq, value=record.value, key=record.key,
                                            headers=headers)
+        self.dead_lettered += 1
 
