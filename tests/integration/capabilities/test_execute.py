@@ -594,6 +594,9 @@ def test_a_repeated_invocation_id_executes_the_upstream_once(
     assert {r.headers["bkn-receipt-id"] for r in again} == {first.headers["bkn-receipt-id"]}
     assert finance_stats(mesh)["settle_order"] == before + 1
     assert len([r for r in receipts(mesh) if r.receipt_id == first.headers["bkn-receipt-id"]]) == 1
+    # the upstream learns the invocation and receipt ids (tool-executor's execution headers)
+    ledger = httpx.get(mesh.url("finance_api") + "/_stats/executions", timeout=10).json()
+    assert ledger["by_invocation"][inv] == {"count": 1, "receipts": [first.headers["bkn-receipt-id"]]}
 
 
 def test_a_repeated_invocation_id_while_the_first_call_runs_waits_for_it(

@@ -277,3 +277,36 @@ async def test_healthz(client: httpx.AsyncClient) -> None:
     response = await client.get("/healthz")
     assert response.status_code == 200
     assert response.json()["status"] == "ok"
+
+
+# ------------------------------------------------------------------ executions by invocation id
+
+
+async def test_executions_are_counted_per_invocation_and_receipt(client: httpx.AsyncClient) -> None:
+    body = {"amount": 1, "from": "USD", "to": "CNY"}
+    for receipt in ("rcpt_a", "rcpt_b"):
+        sent = await client.post("/fx/convert", json=body, headers={
+            "X-OpenBKN-Client-Invocation-Id": "inv-1", "X-BKN-Receipt-Id": receipt})
+        assert sent.status_code == 200
+    assert (await client.post("/fx/convert", json=body)).status_code == 200  # no ids: not in the ledger
+    ledger = (await client.get("/_stats/executions")).json()
+    assert ledger == {"by_invocation": {"inv-1": {"count": 2, "receipts": ["rcpt_a", "rcpt_b"]}},
+                      "receipts": {"rcpt_a": 1, "rcpt_b": 1}}
+
+
+async def test_the_test_delay_slows_executions_after_they_ran(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(finance_api.asyncio, "sleep", sleep)
+    assert (await client.post("/_test/delay", json={"seconds": 7})).json() == {"seconds": 7}
+    await client.post("/fx/convert", json={"amount": 1, "from": "USD", "to": "CNY"},
+                      headers={"X-OpenBKN-Client-Invocation-Id": "inv-slow"})
+    assert slept == [7]
+    assert (await client.get("/_stats/executions")).json()["by_invocation"]["inv-slow"]["count"] == 1
+    assert (await client.post("/_test/delay", json={"seconds": 61})).status_code == 422
+    await client.post("/_test/delay", json={"seconds": 0})

@@ -22,7 +22,14 @@ Every business operation increments a per-operation counter when its handler run
 when it answers with its own error; request-validation 422s from FastAPI never reach the
 handler and are not counted). ``GET /_stats`` returns ``{operation_id: count}`` for all
 five operations, ``POST /_stats/reset`` zeroes them. ``GET /healthz`` is a liveness probe.
-The three internal routes are left out of the OpenAPI document.
+
+For the fault run (``bench/faults.py``): ``fx_convert`` and ``settle_order`` also record each
+execution under the caller's ``X-OpenBKN-Client-Invocation-Id`` and ``X-BKN-Receipt-Id``
+headers (tool-executor sends both); ``GET /_stats/executions`` returns
+``{"by_invocation": {id: {"count": n, "receipts": [...]}}, "receipts": {receipt_id: n}}``.
+``POST /_test/delay`` with ``{"seconds": s}`` makes those two operations sleep ``s`` seconds
+(capped at 60) after they executed, so a caller's timeout passes; ``0`` restores them.
+The internal routes are left out of the OpenAPI document.
 
 Run: ``demo-finance-api --host 127.0.0.1 --port 30791``.
 """
@@ -313,9 +320,43 @@ _ERROR_422: dict[int | str, dict[str, Any]] = {
 }
 
 
+MAX_DELAY_SECONDS = 60.0
+
+
+class ExecutionLedger:
+    """Executions by client invocation id and by receipt id (from the caller's headers), and
+    the test-only delay every recorded operation sleeps after executing."""
+
+    def __init__(self) -> None:
+        self.by_invocation: dict[str, dict[str, Any]] = {}
+        self.receipts: dict[str, int] = {}
+        self.delay_seconds = 0.0
+
+    async def record(self, request: Request) -> None:
+        invocation = request.headers.get("x-openbkn-client-invocation-id")
+        receipt = request.headers.get("x-bkn-receipt-id")
+        if invocation:
+            entry = self.by_invocation.setdefault(invocation, {"count": 0, "receipts": []})
+            entry["count"] += 1
+            if receipt:
+                entry["receipts"].append(receipt)
+        if receipt:
+            self.receipts[receipt] = self.receipts.get(receipt, 0) + 1
+        if self.delay_seconds:
+            await asyncio.sleep(self.delay_seconds)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"by_invocation": self.by_invocation, "receipts": self.receipts}
+
+
+class DelayRequest(BaseModel):
+    seconds: float = Field(ge=0, le=MAX_DELAY_SECONDS)
+
+
 def create_app(counter: CallCounter | None = None) -> FastAPI:
     """Build a fresh finance app with its own invocation counter (``app.state.counter``)."""
     calls = counter if counter is not None else CallCounter(OPERATION_IDS)
+    ledger = ExecutionLedger()
     app = FastAPI(
         title="finance",
         version="1.0.0",
@@ -339,8 +380,9 @@ def create_app(counter: CallCounter | None = None) -> FastAPI:
         responses=_ERROR_422,
         tags=["fx"],
     )
-    async def fx_convert(body: FxConvertRequest) -> FxConvertResponse:
+    async def fx_convert(body: FxConvertRequest, request: Request) -> FxConvertResponse:
         calls.increment("fx_convert")
+        await ledger.record(request)
         source = normalize_currency(body.from_, "from")
         target = normalize_currency(body.to, "to")
         rate = fx_rate(source, target)
@@ -367,12 +409,14 @@ def create_app(counter: CallCounter | None = None) -> FastAPI:
         order_id: Annotated[str, Path(description="订单号", examples=["ORD-20250101-001"])],
         currency: Annotated[str, Query(description="结算币种：CNY、USD、EUR、JPY、HKD")],
         body: Annotated[SettleRequest, Body()],
+        request: Request,
         x_settlement_channel: Annotated[
             str | None,
             Header(alias="X-Settlement-Channel", description="结算渠道（可选），如 alipay、swift"),
         ] = None,
     ) -> SettleResponse:
         calls.increment("settle_order")
+        await ledger.record(request)
         code = normalize_currency(currency, "currency")
         amount = Decimal(str(body.amount))
         digest = _digest("settle", order_id, str(amount), code).hex()
@@ -444,6 +488,15 @@ def create_app(counter: CallCounter | None = None) -> FastAPI:
     @app.post("/_stats/reset", include_in_schema=False)
     async def reset_stats() -> dict[str, int]:
         return calls.reset()
+
+    @app.get("/_stats/executions", include_in_schema=False)
+    async def get_executions() -> dict[str, Any]:
+        return ledger.snapshot()
+
+    @app.post("/_test/delay", include_in_schema=False)
+    async def set_delay(body: DelayRequest) -> dict[str, float]:
+        ledger.delay_seconds = body.seconds
+        return {"seconds": ledger.delay_seconds}
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

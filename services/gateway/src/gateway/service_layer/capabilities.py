@@ -163,6 +163,7 @@ async def execute_tool(deps: Deps, ctx: CallContext, args: ExecuteToolInput) -> 
         "receipt_id": ctx.receipt_id,
         "conversation_id": ctx.bkn.conversation_id if ctx.bkn else None,
         "interaction_id": ctx.bkn.interaction_id if ctx.bkn else None,
+        "invocation_id": ctx.invocation_id,
     }
     result: dict[str, Any] = await deps.services.tool_executor.call(
         "POST", "/internal/v1/execute", json=body, account=ctx.principal.account,

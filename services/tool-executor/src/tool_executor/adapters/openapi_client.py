@@ -25,9 +25,12 @@ class OpenApiClient:
         )
         self._max = max_response_bytes
 
-    async def call(self, plan: HttpRequestPlan, timeout: float, proxy_id: str) -> UpstreamResponse:
-        """Send the request as the network's proxy identity. Raises httpx errors on transport failure."""
-        headers = {**plan.headers, "X-BKN-Proxy-Identity": proxy_id}
+    async def call(
+        self, plan: HttpRequestPlan, timeout: float, proxy_id: str, execution: dict[str, str] | None = None
+    ) -> UpstreamResponse:
+        """Send the request as the network's proxy identity (plus the execution's receipt and
+        invocation ids). Raises httpx errors on transport failure."""
+        headers = {**plan.headers, **(execution or {}), "X-BKN-Proxy-Identity": proxy_id}
         response = await self._client.request(
             plan.method,
             plan.url,

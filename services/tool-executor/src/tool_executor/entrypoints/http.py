@@ -30,6 +30,7 @@ class ExecuteBody(Strict):
     receipt_id: str | None = Field(None, pattern=r"^rcpt_[0-9a-f]{8,64}$")
     conversation_id: str | None = None
     interaction_id: str | None = None
+    invocation_id: str | None = Field(None, min_length=1, max_length=256, pattern=r"^[!-~]+$")
 
 
 class ResolveBody(Strict):

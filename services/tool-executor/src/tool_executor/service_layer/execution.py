@@ -61,7 +61,17 @@ class ExecuteCommand:
     receipt_id: str | None = None
     conversation_id: str | None = None
     interaction_id: str | None = None
+    invocation_id: str | None = None  # the client's invocation id, forwarded to OpenAPI upstreams
     language: Language = DEFAULT_LANGUAGE  # of messages in a sandboxed function's error body
+
+
+def execution_headers(receipt_id: str, invocation_id: str | None) -> dict[str, str]:
+    """What an OpenAPI upstream learns of the execution: its receipt id and, when the client
+    gave one, its invocation id (an upstream can count or deduplicate by them)."""
+    headers = {"X-BKN-Receipt-Id": receipt_id}
+    if invocation_id:
+        headers["X-OpenBKN-Client-Invocation-Id"] = invocation_id
+    return headers
 
 
 @dataclass
@@ -127,7 +137,9 @@ class ToolExecutor:
                               started=started, span=span)
             await self._open_journal(receipt("upstream_error", None, outcome_known=False), ref)
             try:
-                status, body, outcome = await self._dispatch(ref, arguments, proxy_id, cmd.language)
+                status, body, outcome = await self._dispatch(
+                    ref, arguments, proxy_id, cmd.language, execution_headers(receipt_id, cmd.invocation_id)
+                )
             except ApiError as exc:
                 if exc.status >= 500:  # dispatched, and the upstream failed or timed out
                     await self._record(receipt(_failure_outcome(exc), None))
@@ -182,20 +194,22 @@ class ToolExecutor:
         return max(box.timeout_seconds, function.wall_seconds if function else 0.0)
 
     async def _dispatch(
-        self, ref: ev.CapabilityRef, arguments: dict[str, Any], proxy_id: str, language: Language
+        self, ref: ev.CapabilityRef, arguments: dict[str, Any], proxy_id: str, language: Language,
+        headers: dict[str, str],
     ) -> tuple[int | None, Any, ev.execution.Outcome]:
         if ref.capability_type == "mcp_tool":
             return await self._call_mcp(ref, arguments)
         box = self.state.catalog.toolboxes[ref.owner_id or ""]
         tool = next(t for t in box.tools if t.id == ref.capability_id)
         if box.kind == "openapi" and tool.openapi is not None:
-            return await self._call_openapi(box, tool.openapi, arguments, proxy_id)
+            return await self._call_openapi(box, tool.openapi, arguments, proxy_id, headers)
         if tool.function is not None:
             return await self._call_function(tool.function, arguments, language)
         raise ApiError(ExecCode.TOOL_NOT_FOUND, 404, params={"capability": ref.key})
 
     async def _call_openapi(
-        self, box: ev.ToolboxUpserted, op: ev.OpenApiOperation, arguments: dict[str, Any], proxy_id: str
+        self, box: ev.ToolboxUpserted, op: ev.OpenApiOperation, arguments: dict[str, Any], proxy_id: str,
+        headers: dict[str, str],
     ) -> tuple[int | None, Any, ev.execution.Outcome]:
         try:
             plan = plan_request(box.server_url or "", op, arguments)
@@ -206,7 +220,7 @@ class ToolExecutor:
                 details={"missing": exc.names},
             ) from exc
         try:
-            response = await self._http.call(plan, box.timeout_seconds, proxy_id)
+            response = await self._http.call(plan, box.timeout_seconds, proxy_id, headers)
         except httpx.TimeoutException as exc:
             raise ApiError(ExecCode.UPSTREAM_TIMEOUT, 504, params={"seconds": box.timeout_seconds}) from exc
         except httpx.HTTPError as exc:
