@@ -7,7 +7,7 @@ PACKAGES := libs/common libs/clctl services/gateway services/capability-index \
             services/knowledge-base examples/upstreams
 STAMP := $(VENV)/.installed
 
-.PHONY: help install sandbox run up down restart test test-unit test-integration lint bench conformance clean k8s-tools
+.PHONY: help install sandbox run up down restart test test-unit test-integration lint bench faults conformance clean k8s-tools
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -55,6 +55,9 @@ lint: install  ## ruff and mypy --strict
 
 bench: install sandbox  ## benchmarks: print tables and write JSON under bench/results/
 	$(PY) bench/run_all.py
+
+faults: install sandbox  ## one fault at a time under load on a private mesh with its own Kafka and Redis; writes bench/results/faults.json (~10 min)
+	$(PY) bench/faults.py
 
 clean:  ## remove caches and run state (keeps .venv and the Kafka jar cache)
 	rm -rf .run .pytest_cache .mypy_cache .ruff_cache
