@@ -79,7 +79,9 @@ class InternalService:
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise ApiError(
                 ErrorCode.DEPENDENCY_UNAVAILABLE, 503, params={"dependency": self.name},
-                details={"dependency": self.name, "error": type(exc).__name__},
+                # reached: the request may have been received (anything but a refused connect)
+                details={"dependency": self.name, "error": type(exc).__name__,
+                         "reached": not isinstance(exc, aiohttp.ClientConnectorError)},
             ) from exc
         if status >= 400:
             try:

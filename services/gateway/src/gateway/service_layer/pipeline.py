@@ -125,6 +125,20 @@ async def _call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str,
     return await _with_provenance(deps, ctx, definition, args, digest)
 
 
+STORED_FAILURE = "bkn_failed_after_dispatch"
+
+
+def _may_have_acted(definition: ToolDefinition, exc: ApiError) -> bool:
+    """Whether a failed call may have run the tool: any 5xx but an unavailable dependency, and
+    an execution whose request reached tool-executor before the connection broke (a crash
+    mid-call: the tool may have run, its receipt is recovered from the journal)."""
+    if exc.code != ErrorCode.DEPENDENCY_UNAVAILABLE:
+        return True
+    details = exc.details if isinstance(exc.details, dict) else {}
+    return definition.kind == "execution" and details.get("dependency") == "tool-executor" \
+        and bool(details.get("reached"))
+
+
 async def _once_per_invocation(
     deps: Deps, ctx: CallContext, definition: ToolDefinition, args: BaseModel, digest: str
 ) -> ToolOutcome:
@@ -140,14 +154,19 @@ async def _once_per_invocation(
             raise ApiError(GatewayCode.RECEIPT_PENDING, 409, details={"invocation_id": invocation})
         claim = done
     if claim.state == "done":
+        failed = claim.result["data"].get(STORED_FAILURE)
+        if failed is not None:  # the first run failed after it may have acted: the same refusal
+            raise ApiError(failed["code"], failed["status"], params=failed.get("params"),
+                           details={"invocation_id": invocation, "replayed": True})
         return ToolOutcome(**claim.result)
     try:
         outcome = await _with_provenance(deps, ctx, definition, args, digest)
     except ApiError as exc:
-        if exc.status < 500 or exc.code == ErrorCode.DEPENDENCY_UNAVAILABLE:
+        if exc.status < 500 or not _may_have_acted(definition, exc):
             await deps.idempotency.release(account, tool, invocation)
         else:  # the upstream may have acted: remember the failure, do not run again
-            stored = ToolOutcome({"error": exc.code, "status": exc.status})
+            stored = ToolOutcome({STORED_FAILURE: {"code": exc.code, "status": exc.status,
+                                                   "params": {k: str(v) for k, v in exc.params.items()}}})
             await deps.idempotency.complete(account, tool, invocation, digest, stored.__dict__)
         raise
     await deps.idempotency.complete(account, tool, invocation, digest, outcome.__dict__)
