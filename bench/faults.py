@@ -389,7 +389,12 @@ def main(selected: list[str] | None = None) -> int:
             if selected and not any(s in name for s in selected):
                 continue
             print(f"fault: {name}", flush=True)
-            row = measure(name, load, inject, layout, seen)
+            try:
+                row = measure(name, load, inject, layout, seen)
+            except (RuntimeError, subprocess.CalledProcessError, httpx.HTTPError) as exc:
+                load.stop()
+                broken.append(f"{name}: the run itself failed ({exc}); later faults skipped")
+                break
             rows.append(row)
             broken += check(row)
             print_table(name, [{k: v for k, v in row.items() if k != "searches"}])
