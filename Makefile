@@ -7,7 +7,7 @@ PACKAGES := libs/common libs/clctl services/gateway services/capability-index \
             services/knowledge-base examples/upstreams
 STAMP := $(VENV)/.installed
 
-.PHONY: help install sandbox run up down restart test test-unit test-integration lint bench faults conformance clean k8s-tools
+.PHONY: help install sandbox run up down restart test test-unit test-integration lint bench faults conformance clean k8s-tools k8s-cluster k8s-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -38,6 +38,12 @@ down:  ## stop everything `make up` started (services, Kafka, Redis; PostgreSQL 
 
 k8s-tools: install  ## helm, helm-unittest, kubeconform, kube-score, kubectl and offline schemas (pinned, cached in .cache/k8s)
 	scripts/k8s-tools.sh
+
+k8s-cluster:  ## build (once, cached in .cache/k8s/cluster) etcd, kube-apiserver, controller-manager, scheduler and kwok
+	scripts/k8s-cluster.sh build
+
+k8s-test: install k8s-tools k8s-cluster  ## the chart on a real loopback kube-apiserver: install, test, upgrade, rollback, uninstall
+	$(PY) -m pytest tests/k8s -q
 
 test: install sandbox k8s-tools  ## unit, chart and integration tests (starts and stops the real Kafka, Redis and PostgreSQL it needs)
 	$(PY) -m pytest tests -q
