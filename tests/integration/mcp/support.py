@@ -33,7 +33,7 @@ MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 
 LIFECYCLE = frozenset({"bkn_start_interaction", "bkn_finish_interaction"})
-# Business tools the MCP issue names (seed 003's list plus explore_subgraph).
+# Business tools the seeds name (seed 003's list plus explore_subgraph, and seed 002's knowledge-base tools).
 SPEC_BUSINESS = frozenset(
     {
         "search_schema",
@@ -54,6 +54,13 @@ SPEC_BUSINESS = frozenset(
         "read_skill_file",
         "search_capabilities",
         "execute_tool",
+        # seed 002: the knowledge-base tools
+        "search_files",
+        "read_file",
+        "list_tree",
+        "get_file",
+        "read_related",
+        "expand_graph",
     }
 )
 NEVER_ON_MCP = frozenset({"run_sql", "list_resources", "describe_resource"})
