@@ -104,25 +104,34 @@ class BwrapSandbox(GuardedSandbox):
         self._uids: asyncio.Queue[int] = asyncio.Queue()
         for slot in range(max_concurrent):
             self._uids.put_nowait(base + slot if self._privileged else NOBODY)
+        self._head, self._view = self._fixed_args()
+
+    def _fixed_args(self) -> tuple[list[str], list[str]]:
+        """The parts of every run's command line that depend on nothing but this host: the
+        namespaces and environment, then the filesystem view (built once, at start)."""
+        head = [self._bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+                "--hostname", "sandbox", "--clearenv"]
+        view: list[str] = []
+        for key, value in payload_env(SCRATCH).items():
+            view += ["--setenv", key, value]
+        view += _system_view()
+        if not self._prefix.startswith("/usr/"):
+            view += [*_parents(self._prefix), "--ro-bind", self._prefix, self._prefix]
+        view += [*_parents(SANDBOX_GUARD), "--ro-bind", str(GUARD), SANDBOX_GUARD, "--proc", "/proc",
+                 "--dev", "/dev", "--perms", "1777"]
+        return head, view
 
     def argv(self, uid: int, limits: SandboxLimits, mode: str) -> list[str]:
         """The bwrap command line of one run (``mode``: function | skill)."""
-        args = [self._bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-                "--hostname", "sandbox", "--clearenv"]
+        args = [*self._head]
         if not limits.allow_network:
             args.append("--unshare-net")
         if self._privileged:  # only setpriv uses them, to drop to ``uid`` with no capabilities
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
         else:
             args += ["--unshare-user", "--uid", str(uid), "--gid", str(uid), "--disable-userns"]
-        for key, value in payload_env(SCRATCH).items():
-            args += ["--setenv", key, value]
-        args += _system_view()
-        if not self._prefix.startswith("/usr/"):
-            args += [*_parents(self._prefix), "--ro-bind", self._prefix, self._prefix]
-        args += [*_parents(SANDBOX_GUARD), "--ro-bind", str(GUARD), SANDBOX_GUARD, "--proc", "/proc", "--dev", "/dev",
-                 "--perms", "1777", "--size", str(limits.scratch_mb * 1024 * 1024),
+        args += [*self._view, "--size", str(limits.scratch_mb * 1024 * 1024),
                  "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", "--remount-ro", "/",
                  "--chdir", SCRATCH, "--"]
         if self._setpriv is not None:
