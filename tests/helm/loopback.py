@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
 import json
 import os
 import random
@@ -38,7 +37,6 @@ from tests.support.infra import Infra
 OFFSETS = {"gateway": 0, "capabilityIndex": 2, "toolExecutor": 3, "traceRecorder": 4, "ontologyQuery": 5,
            "knowledgeBase": 6}
 REPLICA_PORT_STEP = 20
-KNOWLEDGE_BASE = importlib.util.find_spec("knowledge_base") is not None
 
 
 def free_block() -> int:
@@ -95,10 +93,9 @@ def loopback_values(infra: Infra, base: int, dev_key: str) -> dict[str, Any]:
             "testAccount": {"enabled": True, "id": "viewer"},
         },
         "bundles": {"enabled": True, "paths": ["examples/supply_chain", "examples/other_network"],
-                    "knowledgeBases": [{"path": "examples/knowledge_base", "kb": "handbook", "readers": ["dev"]}]
-                    if KNOWLEDGE_BASE else []},
+                    "knowledgeBases": [{"path": "examples/knowledge_base", "kb": "handbook", "readers": ["dev"]}]},
         **ports,
-        "knowledgeBase": {**ports["knowledgeBase"], "enabled": KNOWLEDGE_BASE},
+        "knowledgeBase": {**ports["knowledgeBase"], "enabled": True},
     }
 
 

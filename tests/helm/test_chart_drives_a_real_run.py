@@ -19,7 +19,6 @@ import yaml
 
 from tests.helm.chart import ROOT, documents, render, settings_names
 from tests.helm.loopback import (
-    KNOWLEDGE_BASE,
     Pod,
     Rendered,
     free_block,
@@ -52,7 +51,7 @@ def running(rendered: tuple[Rendered, Infra], tmp_path_factory: pytest.TempPathF
 def test_every_workload_reads_only_names_its_settings_class_reads(rendered: tuple[Rendered, Infra]) -> None:
     chart, _ = rendered
     deployments = chart.workloads()
-    assert len(deployments) == (6 if KNOWLEDGE_BASE else 5)
+    assert len(deployments) == 6
     for deployment in deployments:
         container = deployment["spec"]["template"]["spec"]["containers"][0]
         assert container["command"][:2] == ["python", "-m"]

@@ -21,13 +21,12 @@ NOT_SETTINGS = {"FINANCE_API_URL", "LOGISTICS_MCP_URL", "PYTHONUNBUFFERED"}
 PREFIXES = {"gateway": "GATEWAY_", "capability-index": "CAPABILITY_INDEX_", "tool-executor": "TOOL_EXECUTOR_",
             "trace-recorder": "TRACE_RECORDER_", "ontology-query": "ONTOLOGY_QUERY_",
             "knowledge-base": "KNOWLEDGE_BASE_"}
-KNOWLEDGE_BASE = (ROOT / "services" / "knowledge-base").exists()
 
 
 @pytest.fixture(scope="module")
 def workloads() -> dict[str, dict[str, Any]]:
-    """Each component's pod spec, knowledge-base included once its package is in the repo."""
-    docs = documents(render(REQUIRED, sets={"knowledgeBase.enabled": str(KNOWLEDGE_BASE).lower()}))
+    """Each component's pod spec, knowledge-base included."""
+    docs = documents(render(REQUIRED, sets={"knowledgeBase.enabled": "true"}))
     out = {}
     for doc in docs:
         if doc["kind"] in ("Deployment", "StatefulSet"):
