@@ -20,11 +20,15 @@ from bkn_common import checkpoint as ck
 from bkn_common import events as ev
 from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.settings import ServiceSettings
+from capability_index.service_layer.projection import CapabilityIndex
+from ontology_query.service_layer.projection import OntologyState
 from tests.support.infra import Infra
 from tests.support.mesh import RunningMesh, running_mesh
 
 URL_KEYS = {"capability-index": "capability_index", "ontology-query": "ontology_query",
             "tool-executor": "tool_executor"}
+STORE_VERSIONS = {"capability-index": CapabilityIndex.checkpoint_version,
+                  "ontology-query": OntologyState.checkpoint_version}
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +46,7 @@ def checkpoint_file(mesh: RunningMesh, service: str) -> Path:
 def applied_in_checkpoint(mesh: RunningMesh, service: str) -> int:
     try:
         raw = checkpoint_file(mesh, service).read_bytes()
-        return ck.decode(raw, service, 1).applied
+        return ck.decode(raw, service, STORE_VERSIONS[service]).applied
     except (FileNotFoundError, ck.CheckpointRejected):
         return -1
 
@@ -169,7 +173,7 @@ def flip_a_byte(raw: bytes) -> bytes:
 
 
 def older_store_version(raw: bytes) -> bytes:
-    found = ck.decode(raw, "capability-index", 1)
+    found = ck.decode(raw, "capability-index", STORE_VERSIONS["capability-index"])
     return ck.encode("capability-index", 0, found.offsets, found.applied, found.data)
 
 
