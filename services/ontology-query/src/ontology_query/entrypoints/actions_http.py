@@ -13,7 +13,8 @@ from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common.http import request_language
-from ontology_query.service_layer.actions import ExecutionQuery, PlanRequest, plan_action
+from ontology_query.service_layer.actions import PlanRequest, plan_action
+from ontology_query.service_layer.executions import ExecutionQuery
 from ontology_query.service_layer.guidance import PermissionRequest
 from ontology_query.service_layer.logic import LogicRequest, network_store, resolve_logic_properties
 from ontology_query.service_layer.projection import OntologyState

@@ -18,8 +18,8 @@ from ontology_query.domain.model import (
     RelationType,
 )
 from ontology_query.domain.store import OntologyStore
-from ontology_query.service_layer.actions import ActionExecutions
 from ontology_query.service_layer.data_resources import DataResources
+from ontology_query.service_layer.executions import ActionExecutions
 
 
 @dataclass
