@@ -13,7 +13,7 @@ from ontology_query.service_layer.guidance import (
     denied_guidance,
     narrowed_guidance,
 )
-from ontology_query.service_layer.permissions import (
+from ontology_query.service_layer.type_policy import (
     ObjectTypePolicy,
     policy_for,
     referenced_fields,

@@ -14,9 +14,9 @@ from bkn_common.errors import ApiError
 from bkn_common.events import EventRecord
 from clctl.bundle.loader import load_bundle
 from clctl.bundle.to_events import bundle_events
-from ontology_query.service_layer import queries
+from ontology_query.service_layer import permissions, queries
+from ontology_query.service_layer.permissions import Caller
 from ontology_query.service_layer.projection import OntologyState
-from ontology_query.service_layer.queries import Caller
 
 ROOT = Path(__file__).resolve().parents[3]
 KN = "supply_chain"
@@ -83,14 +83,14 @@ def test_filtering_or_sorting_on_a_hidden_property_is_refused() -> None:
         with pytest.raises(ApiError) as refused:
             instances(ANALYST, **kwargs)
         assert refused.value.status == 403
-        assert refused.value.code == queries.PROPERTY_DENIED_CODE
+        assert refused.value.code == permissions.PROPERTY_DENIED_CODE
         assert "permission_guidance" in refused.value.extra
 
 
 def test_a_type_without_the_read_operation_is_refused_with_guidance() -> None:
     with pytest.raises(ApiError) as refused:
         instances(VIEWER, "shipment")
-    assert (refused.value.status, refused.value.code) == (403, queries.DENIED_CODE)
+    assert (refused.value.status, refused.value.code) == (403, permissions.DENIED_CODE)
     guidance = refused.value.extra["permission_guidance"]
     assert guidance["shortfalls"] == [{"scope": "grant", "operations": ["view_detail"]}]
     assert guidance["resource"]["name"] == "运单"

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from bkn_common.http import request_language
 from ontology_query.service_layer import queries, schema_views
 from ontology_query.service_layer.guidance import PermissionRequest
+from ontology_query.service_layer.permissions import Caller
 from ontology_query.service_layer.projection import OntologyState
-from ontology_query.service_layer.queries import Caller
 from ontology_query.service_layer.schema_search import ConceptKind
 
 Account = Annotated[str, Header(alias="X-BKN-Account", min_length=1)]

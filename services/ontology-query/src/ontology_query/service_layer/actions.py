@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.errors import ApiError
 from bkn_common.i18n import register_messages
+from ontology_query.domain.model import ObjectType
+from ontology_query.domain.store import OntologyStore
 from ontology_query.service_layer.logic import (
     LogicCode,
     canonical_identity,
@@ -30,14 +32,10 @@ from ontology_query.service_layer.logic import (
     invalid_identity,
     invalid_params,
     missing_params_error,
-    network_store,
     object_type_of,
 )
-
-if TYPE_CHECKING:
-    from ontology_query.domain.model import ObjectType
-    from ontology_query.domain.store import OntologyStore
-    from ontology_query.service_layer.projection import OntologyState
+from ontology_query.service_layer.projection import OntologyState
+from ontology_query.service_layer.refusals import network_store
 
 MAX_SCANNED_TARGETS = 100
 ACTION_TYPE_NOT_FOUND = "action_type_not_found"

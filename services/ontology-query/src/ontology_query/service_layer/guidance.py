@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bkn_common.i18n import Language
-from ontology_query.service_layer.permissions import (
+from ontology_query.service_layer.type_policy import (
     MASK,
     READ_OPERATION,
     ObjectTypePolicy,

@@ -37,22 +37,20 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from bkn_common import events as ev
 from bkn_common.errors import ApiError
 from bkn_common.i18n import register_messages, render_message
 from ontology_query.domain import DomainError, ObjectInstance, ObjectType, OntologyStore
-from ontology_query.domain.conditions import bind_condition
 from ontology_query.domain.instances import require_object_type
 from ontology_query.domain.values import normalize, to_json
-from ontology_query.service_layer.guidance import denied_guidance, narrowed_guidance
-from ontology_query.service_layer.permissions import ObjectTypePolicy, PropertyRule, policy_for
-from ontology_query.service_layer.refusals import api_error, require_network
+from ontology_query.service_layer.permissions import Caller, CallerPolicy
+from ontology_query.service_layer.projection import OntologyState
+from ontology_query.service_layer.refusals import api_error, network_store
+from ontology_query.service_layer.type_policy import ObjectTypePolicy, PropertyRule
 
-if TYPE_CHECKING:
-    from ontology_query.service_layer.projection import OntologyState
-    from ontology_query.service_layer.queries import Caller
+RuleMap = Mapping[str, PropertyRule]
 
 WINDOW_START = "start_time"
 WINDOW_END = "end_time"
@@ -109,12 +107,6 @@ register_messages({
 
 
 # -- shared lookups -------------------------------------------------------------------------
-
-def network_store(state: OntologyState, kn_id: str) -> OntologyStore:
-    """The network's store, or 404 when the network does not exist."""
-    require_network(state, kn_id)
-    return state.stores.get(kn_id) or OntologyStore(kn_id)  # reads never create state
-
 
 def object_type_of(store: OntologyStore, ot_id: str) -> ObjectType:
     try:
@@ -331,11 +323,12 @@ def resolve_logic_properties(
     identities = [
         canonical_identity(object_type, raw, i) for i, raw in enumerate(request.identities)
     ]
-    perms = _Permissions(state, store, request.kn_id, caller)
-    policy = perms.readable(object_type)
-    visible = perms.row_test(object_type, policy)
-    related = {name: perms.related(metric) for name, (metric, _) in metrics.items()}
+    policies = CallerPolicy(state.access, store, caller)
+    policy = policies.readable(object_type)
+    visible = policies.row_test(object_type, policy)
     hidden = policy.property_rules
+    affected: list[tuple[ObjectTypePolicy, RuleMap]] = [(policy, dict(hidden))]
+    related = {name: _related(policies, metric, affected) for name, (metric, _) in metrics.items()}
     rows: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     for index, identity in enumerate(identities):
@@ -364,84 +357,30 @@ def resolve_logic_properties(
         "rows": rows,
         "operator_calls": calls,
     }
-    guidance = perms.guidance()
+    # the requested type's guidance, else the first related type's a metric was narrowed by
+    guidance = next(
+        (g for p, h in affected if (g := policies.narrowed(p, h)) is not None), None)
     if guidance is not None:
         body["permission_guidance"] = guidance
     return body
 
 
-class _Permissions:
-    """The caller's object-type policies during one resolution, and the guidance they warrant:
-    the requested type's first, else the first related type a metric was narrowed by."""
-
-    def __init__(self, state: OntologyState, store: OntologyStore, kn_id: str,
-                 caller: Caller) -> None:
-        self.state, self.store, self.kn_id, self.caller = state, store, kn_id, caller
-        self._affected: list[tuple[ObjectTypePolicy, dict[str, PropertyRule]]] = []
-
-    def _name(self, ot_id: str) -> str | None:
-        object_type = self.store.object_type(ot_id)
-        return object_type.name if object_type is not None else None
-
-    def readable(self, object_type: ObjectType) -> ObjectTypePolicy:
-        """The caller's policy on ``object_type``; 403 (as query_object_instance) when denied."""
-        from ontology_query.service_layer.queries import DENIED_CODE  # queries → state → logic
-
-        policy = policy_for(self.state.access, self.kn_id, self.caller.account, object_type.id)
-        if not policy.readable:
-            guidance = denied_guidance(policy, language=self.caller.language,
-                                       name=self._name(object_type.id),
-                                       request=self.caller.permission_request)
-            raise ApiError(DENIED_CODE, 403,
-                           params={"kn_id": self.kn_id, "ot_id": object_type.id},
-                           details={"resource": f"object_type:{self.kn_id}/{object_type.id}"},
-                           extra={"permission_guidance": guidance})  # fmt: skip
-        return policy
-
-    def row_test(
-        self, object_type: ObjectType, policy: ObjectTypePolicy,
-        hidden: Mapping[str, PropertyRule] | None = None,
-    ) -> Callable[[ObjectInstance], bool]:
-        """Whether the caller's row filter admits an instance; records the type as affected
-        when anything (a row filter, ``hidden`` properties) narrows the result."""
-        rules = dict(policy.property_rules if hidden is None else hidden)
-        if policy.row_filter is not None or rules:
-            self._affected.append((policy, rules))
-        if policy.row_filter is None:
-            return lambda _obj: True
-        try:
-            bound = bind_condition(policy.row_filter, object_type)
-        except DomainError as exc:
-            from ontology_query.service_layer.queries import INVALID_ROW_FILTER_CODE
-
-            raise ApiError(INVALID_ROW_FILTER_CODE, 500,
-                           params={"kn_id": self.kn_id, "ot_id": object_type.id},
-                           details={"error": exc.code}) from exc  # fmt: skip
-        assert bound is not None
-        return lambda obj: bool(bound.predicate(obj.properties))
-
-    def related(self, metric: Metric) -> tuple[Callable[[ObjectInstance], bool] | None, bool]:
-        """(row test, usable) for the instances ``metric`` aggregates: not usable when it
-        reads a property the caller sees only masked / by name there."""
-        relation = self.store.relation_type(metric.relation_type)
-        related_id = None if relation is None else (
-            relation.target_object_type_id if metric.forward else relation.source_object_type_id)
-        related_type = self.store.object_type(related_id) if related_id else None
-        if related_type is None:
-            return None, True
-        policy = self.readable(related_type)
-        used = {f for f in (metric.field, metric.group_by, metric.time_field) if f}
-        hidden = policy.hidden_properties(used)
-        return self.row_test(related_type, policy, hidden), not hidden
-
-    def guidance(self) -> dict[str, Any] | None:
-        for policy, hidden in self._affected:
-            found = narrowed_guidance(policy, language=self.caller.language,
-                                      name=self._name(policy.ot_id), hidden=hidden,
-                                      request=self.caller.permission_request)
-            if found is not None:
-                return found
-        return None
+def _related(
+    policies: CallerPolicy, metric: Metric, affected: list[tuple[ObjectTypePolicy, RuleMap]]
+) -> tuple[Callable[[ObjectInstance], bool] | None, bool]:
+    """(row test, usable) for the instances ``metric`` aggregates: not usable when it reads a
+    property the caller sees only masked / by name there (403 when it may not read them)."""
+    relation = policies.store.relation_type(metric.relation_type)
+    related_id = None if relation is None else (
+        relation.target_object_type_id if metric.forward else relation.source_object_type_id)
+    related_type = policies.store.object_type(related_id) if related_id else None
+    if related_type is None:
+        return None, True
+    policy = policies.readable(related_type)
+    used = {f for f in (metric.field, metric.group_by, metric.time_field) if f}
+    hidden = policy.hidden_properties(used)
+    affected.append((policy, hidden))
+    return policies.row_test(related_type, policy), not hidden
 
 
 def _requested(

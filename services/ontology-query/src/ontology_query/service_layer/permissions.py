@@ -1,144 +1,150 @@
-"""Object-type permissions of one caller: whether it may read instances, which properties it
-sees only masked or by name, and which rows (a row filter AND-ed into every query).
+"""One caller's object-type permissions during one request: who calls, the refusals, the
+row filters bound to their types and the ``permission_guidance`` results carry.
 
-Decision: network-level ``view_detail`` grants read access to every object type of the
-network. Resource grants (``resource_type: object_type``) only *narrow* it, and only for the
-accounts that hold them: an account with a grant on an object type needs ``view_detail``
-among the grant's operations to read its instances at all; its ``property_grants`` hide raw
-values (``masked`` → ``"***"``, ``name_only`` → the key with a null value) and its
-``row_filter`` limits the rows. Several grants on the same type combine permissively (union
-of operations, the least restrictive rule per property, OR of row filters). The type
-*definition* (its name, properties, ...) stays visible to every network ``view_detail`` holder.
+What a grant allows is decided in ``type_policy.py``; how guidance reads, in ``guidance.py``.
+Instance queries and logic properties both ask a :class:`CallerPolicy`, so a denial, a
+broken row filter and the type's display name come out the same from either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from bkn_common.access import NetworkAccess
-from bkn_common.events import ResourceGrant
-from ontology_query.domain.conditions import Condition, Leaf, Logical, parse_condition
+from bkn_common.errors import ApiError
+from bkn_common.i18n import Language, register_messages
+from ontology_query.domain import DomainError, ObjectInstance, ObjectType, OntologyStore
+from ontology_query.domain.conditions import bind_condition
+from ontology_query.service_layer.guidance import (
+    PermissionRequest,
+    denied_guidance,
+    narrowed_guidance,
+)
+from ontology_query.service_layer.type_policy import (
+    ObjectTypePolicy,
+    PropertyRule,
+    policy_for,
+    referenced_fields,
+    sorted_fields,
+)
 
-READ_OPERATION = "view_detail"
-MASK = "***"
-PropertyRule = Literal["masked", "name_only"]
-_LEAST_RESTRICTIVE: dict[PropertyRule, int] = {"masked": 0, "name_only": 1}
+DENIED_CODE = "OntologyQuery.ObjectType.PermissionDenied"
+PROPERTY_DENIED_CODE = "OntologyQuery.ObjectType.PropertyPermissionDenied"
+INVALID_ROW_FILTER_CODE = "OntologyQuery.ObjectType.InvalidRowFilter"
+register_messages({
+    DENIED_CODE: {
+        "zh-CN": "权限不足：不能查看对象类 {kn_id}/{ot_id} 的实例，详见 permission_guidance",
+        "en-US": "Permission denied: instances of object type {kn_id}/{ot_id} may not be read; "
+                 "see permission_guidance",
+    },
+    PROPERTY_DENIED_CODE: {
+        "zh-CN": "权限不足：对象类 {kn_id}/{ot_id} 的属性 {properties} 不可见原始值，"
+                 "不能用于过滤或排序，详见 permission_guidance",
+        "en-US": "Permission denied: properties {properties} of object type {kn_id}/{ot_id} are "
+                 "hidden and cannot be used to filter or sort; see permission_guidance",
+    },
+    INVALID_ROW_FILTER_CODE: {
+        "zh-CN": "对象类 {kn_id}/{ot_id} 的行过滤授权配置有误，请联系管理员",
+        "en-US": "The row filter granted on object type {kn_id}/{ot_id} is invalid; "
+                 "ask an administrator",
+    },
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
-class ObjectTypePolicy:
-    """What one account may see of one object type."""
-
-    kn_id: str
-    ot_id: str
-    readable: bool = True
-    property_rules: Mapping[str, PropertyRule] = field(default_factory=dict)
-    row_filter: Condition | None = None
-    may_view_definition: bool = True
-
-    @property
-    def restricted(self) -> bool:
-        """True when anything narrows what the account sees of this type."""
-        return not self.readable or bool(self.property_rules) or self.row_filter is not None
-
-    def hidden_properties(self, considered: Iterable[str] | None = None) -> dict[str, PropertyRule]:
-        """The rules affecting ``considered`` properties (all properties when ``None``)."""
-        if considered is None:
-            return dict(self.property_rules)
-        wanted = set(considered)
-        return {k: v for k, v in self.property_rules.items() if k in wanted}
-
-    def redact(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """A rendered object (``ObjectView.to_json``) with masked / name-only values hidden."""
-        if not self.property_rules:
-            return obj
-        for name, rule in self.property_rules.items():
-            if rule == "name_only":
-                obj[name] = None
-            elif obj.get(name) is not None:
-                obj[name] = MASK
-        identity = obj.get("_instance_identity")
-        if isinstance(identity, dict):
-            for key in identity:
-                rule_of_key = self.property_rules.get(key)
-                if rule_of_key is not None and identity[key] is not None:
-                    identity[key] = MASK if rule_of_key == "masked" else None
-        return obj
+class Caller:
+    account: str
+    language: Language = "en-US"
+    permission_request: PermissionRequest | None = None
 
 
-def policy_for(access: NetworkAccess, kn_id: str, account: str, ot_id: str) -> ObjectTypePolicy:
-    """The account's policy on ``ot_id`` (unrestricted when it holds no grant on the type)."""
-    grants = [
-        g for g in access.resource_grants(kn_id, account)
-        if g.resource_type == "object_type" and g.resource_id == ot_id
-    ]  # fmt: skip
-    may_view = access.has(kn_id, account, READ_OPERATION)
-    if not grants:
-        return ObjectTypePolicy(kn_id, ot_id, may_view_definition=may_view)
-    readable = [g for g in grants if READ_OPERATION in g.operations]
-    if not readable:
-        return ObjectTypePolicy(kn_id, ot_id, readable=False, may_view_definition=may_view)
-    return ObjectTypePolicy(
-        kn_id,
-        ot_id,
-        property_rules=_combined_rules(readable),
-        row_filter=_combined_filter(readable),
-        may_view_definition=may_view,
-    )
+class CallerPolicy:
+    """The caller's policies on the types of one network's ``store`` (looked up once each)."""
 
+    def __init__(self, access: NetworkAccess, store: OntologyStore, caller: Caller) -> None:
+        self.access, self.store, self.caller = access, store, caller
+        self.kn_id = store.kn_id
+        self._policies: dict[str, ObjectTypePolicy] = {}
 
-def _combined_rules(grants: Sequence[ResourceGrant]) -> dict[str, PropertyRule]:
-    """A property stays hidden only if every grant hides it; the mildest rule wins."""
-    rules: dict[str, PropertyRule] = dict(grants[0].property_grants)
-    for grant in grants[1:]:
-        for name in list(rules):
-            other = grant.property_grants.get(name)
-            if other is None:
-                del rules[name]
-            elif _LEAST_RESTRICTIVE[other] < _LEAST_RESTRICTIVE[rules[name]]:
-                rules[name] = other
-    return rules
+    def policy(self, ot_id: str) -> ObjectTypePolicy:
+        found = self._policies.get(ot_id)
+        if found is None:
+            found = policy_for(self.access, self.kn_id, self.caller.account, ot_id)
+            self._policies[ot_id] = found
+        return found
 
+    def _name(self, ot_id: str) -> str | None:
+        object_type = self.store.object_type(ot_id)
+        return object_type.name if object_type is not None else None
 
-def _combined_filter(grants: Sequence[ResourceGrant]) -> Condition | None:
-    """Rows any grant admits: no filter if one grant has none, else the OR of the filters."""
-    filters: list[Condition] = []
-    for grant in grants:
-        parsed = parse_condition(grant.row_filter) if grant.row_filter else None
-        if parsed is None:
-            return None
-        filters.append(parsed)
-    return filters[0] if len(filters) == 1 else Logical("or", tuple(filters))
+    def _params(self, object_type: ObjectType) -> dict[str, str]:
+        return {"kn_id": self.kn_id, "ot_id": object_type.id}
 
+    def readable(self, object_type: ObjectType) -> ObjectTypePolicy:
+        """The caller's policy on ``object_type``; 403 with guidance when it may not read it."""
+        policy = self.policy(object_type.id)
+        if not policy.readable:
+            guidance = denied_guidance(policy, language=self.caller.language,
+                                       name=self._name(object_type.id),
+                                       request=self.caller.permission_request)
+            raise ApiError(DENIED_CODE, 403, params=self._params(object_type),
+                           details={"resource": f"object_type:{self.kn_id}/{object_type.id}"},
+                           extra={"permission_guidance": guidance})  # fmt: skip
+        return policy
 
-def referenced_fields(condition: object) -> set[str]:
-    """Every property a (parsed or wire) condition tests."""
-    parsed = condition if isinstance(condition, (Leaf, Logical)) else parse_condition(condition)
-    found: set[str] = set()
-    stack: list[Condition] = [parsed] if parsed is not None else []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Leaf):
-            found.add(node.field)
-        else:
-            stack.extend(node.sub_conditions)
-    return found
+    def check(self, object_type: ObjectType, condition: object, sort: object) -> ObjectTypePolicy:
+        """403 unless the type is readable and the condition and sort use visible properties;
+        500 when the row filter granted on it does not fit the type."""
+        policy = self.readable(object_type)
+        used = (referenced_fields(condition) | sorted_fields(sort)) & set(policy.property_rules)
+        if used:
+            narrowed = self.narrowed(policy, {k: policy.property_rules[k] for k in used})
+            raise ApiError(PROPERTY_DENIED_CODE, 403,
+                           params={**self._params(object_type),
+                                   "properties": ", ".join(sorted(used))},
+                           details={"properties": sorted(used)},
+                           extra={"permission_guidance": narrowed})  # fmt: skip
+        self.row_test(object_type, policy)
+        return policy
 
+    def row_test(
+        self, object_type: ObjectType, policy: ObjectTypePolicy
+    ) -> Callable[[ObjectInstance], bool]:
+        """Whether the policy's row filter admits an instance; 500 when the filter does not
+        fit the type."""
+        if policy.row_filter is None:
+            return lambda _obj: True
+        try:
+            bound = bind_condition(policy.row_filter, object_type)
+        except DomainError as exc:
+            raise ApiError(INVALID_ROW_FILTER_CODE, 500, params=self._params(object_type),
+                           details={"error": exc.code}) from exc  # fmt: skip
+        assert bound is not None
+        return lambda obj: bool(bound.predicate(obj.properties))
 
-def sorted_fields(sort: object) -> set[str]:
-    """Every property a wire ``sort`` list names (shape errors are left to the domain)."""
-    if not isinstance(sort, list):
-        return set()
-    return {s["field"] for s in sort if isinstance(s, dict) and isinstance(s.get("field"), str)}
+    def narrowed(
+        self, policy: ObjectTypePolicy, hidden: Mapping[str, PropertyRule]
+    ) -> dict[str, Any] | None:
+        """Guidance for a result ``policy`` narrowed (``hidden`` values, its row filter)."""
+        return narrowed_guidance(policy, language=self.caller.language,
+                                 name=self._name(policy.ot_id), hidden=hidden,
+                                 request=self.caller.permission_request)  # fmt: skip
 
+    def guidance(
+        self, ot_ids: Iterable[str], considered: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Guidance per affected type of ``ot_ids`` (first-seen order), counting the hidden
+        properties among ``considered`` (all when ``None``)."""
+        out = []
+        for ot_id in dict.fromkeys(ot_ids):
+            policy = self.policy(ot_id)
+            found = self.narrowed(policy, policy.hidden_properties(considered))
+            if found is not None:
+                out.append(found)
+        return out
 
-def with_row_filter(condition: object, policy: ObjectTypePolicy) -> object:
-    """``condition`` AND the policy's row filter (the condition unchanged when there is none)."""
-    if policy.row_filter is None:
-        return condition
-    parsed = parse_condition(condition)
-    if parsed is None:
-        return policy.row_filter
-    return Logical("and", (parsed, policy.row_filter))
+    def redact_all(self, objects: Mapping[str, dict[str, Any]]) -> None:
+        for obj in objects.values():
+            self.policy(obj["_object_type_id"]).redact(obj)

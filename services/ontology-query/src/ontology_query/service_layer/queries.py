@@ -11,12 +11,9 @@ returned; and affected results carry ``permission_guidance``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from bkn_common.errors import ApiError
-from bkn_common.i18n import Language, register_messages
 from ontology_query.domain import (
     DomainError,
     ErrorCode,
@@ -30,132 +27,31 @@ from ontology_query.domain.conditions import bind_condition
 from ontology_query.domain.instances import require_object_type
 from ontology_query.domain.results import Subgraph
 from ontology_query.domain.type_paths import resolve_type_path
-from ontology_query.service_layer.guidance import (
-    PermissionRequest,
-    denied_guidance,
-    narrowed_guidance,
-)
-from ontology_query.service_layer.permissions import (
-    ObjectTypePolicy,
-    policy_for,
-    referenced_fields,
-    sorted_fields,
-    with_row_filter,
-)
+from ontology_query.service_layer.permissions import Caller, CallerPolicy
 from ontology_query.service_layer.projection import OntologyState
-from ontology_query.service_layer.refusals import api_error, require_network
-
-DENIED_CODE = "OntologyQuery.ObjectType.PermissionDenied"
-PROPERTY_DENIED_CODE = "OntologyQuery.ObjectType.PropertyPermissionDenied"
-INVALID_ROW_FILTER_CODE = "OntologyQuery.ObjectType.InvalidRowFilter"
-register_messages({
-    DENIED_CODE: {
-        "zh-CN": "权限不足：不能查看对象类 {kn_id}/{ot_id} 的实例，详见 permission_guidance",
-        "en-US": "Permission denied: instances of object type {kn_id}/{ot_id} may not be read; "
-                 "see permission_guidance",
-    },
-    PROPERTY_DENIED_CODE: {
-        "zh-CN": "权限不足：对象类 {kn_id}/{ot_id} 的属性 {properties} 不可见原始值，"
-                 "不能用于过滤或排序，详见 permission_guidance",
-        "en-US": "Permission denied: properties {properties} of object type {kn_id}/{ot_id} are "
-                 "hidden and cannot be used to filter or sort; see permission_guidance",
-    },
-    INVALID_ROW_FILTER_CODE: {
-        "zh-CN": "对象类 {kn_id}/{ot_id} 的行过滤授权配置有误，请联系管理员",
-        "en-US": "The row filter granted on object type {kn_id}/{ot_id} is invalid; "
-                 "ask an administrator",
-    },
-})  # fmt: skip
+from ontology_query.service_layer.refusals import api_error, network_store
+from ontology_query.service_layer.type_policy import ObjectTypePolicy, with_row_filter
 
 
-@dataclass(frozen=True)
-class Caller:
-    account: str
-    language: Language = "en-US"
-    permission_request: PermissionRequest | None = None
+def _policies(state: OntologyState, kn_id: str, caller: Caller) -> CallerPolicy:
+    """The caller's policies on the network (404 when it does not exist)."""
+    return CallerPolicy(state.access, network_store(state, kn_id), caller)
 
 
-class _Session:
-    """One query of one caller on one network: policies by type, guidance, redaction."""
-
-    def __init__(self, state: OntologyState, kn_id: str, caller: Caller) -> None:
-        require_network(state, kn_id)
-        self.state, self.kn_id, self.caller = state, kn_id, caller
-        self.store = state.stores.get(kn_id) or OntologyStore(kn_id)
-        self._policies: dict[str, ObjectTypePolicy] = {}
-
-    def policy(self, ot_id: str) -> ObjectTypePolicy:
-        found = self._policies.get(ot_id)
-        if found is None:
-            found = policy_for(self.state.access, self.kn_id, self.caller.account, ot_id)
-            self._policies[ot_id] = found
-        return found
-
-    def _name(self, policy: ObjectTypePolicy) -> str | None:
-        object_type = self.store.object_type(policy.ot_id)
-        return object_type.name if object_type is not None else None
-
-    def check(self, object_type: ObjectType, condition: object, sort: object) -> ObjectTypePolicy:
-        """403 unless the type is readable and the condition and sort use visible properties."""
-        policy = self.policy(object_type.id)
-        params = {"kn_id": self.kn_id, "ot_id": object_type.id}
-        if not policy.readable:
-            guidance = denied_guidance(policy, language=self.caller.language,
-                                       name=self._name(policy),
-                                       request=self.caller.permission_request)
-            raise ApiError(DENIED_CODE, 403, params=params,
-                           details={"resource": f"object_type:{self.kn_id}/{object_type.id}"},
-                           extra={"permission_guidance": guidance})  # fmt: skip
-        used = (referenced_fields(condition) | sorted_fields(sort)) & set(policy.property_rules)
-        if used:
-            hidden = {k: policy.property_rules[k] for k in used}
-            narrowed = narrowed_guidance(
-                policy, language=self.caller.language, name=self._name(policy),
-                hidden=hidden, request=self.caller.permission_request,
-            )
-            raise ApiError(PROPERTY_DENIED_CODE, 403,
-                           params={**params, "properties": ", ".join(sorted(used))},
-                           details={"properties": sorted(used)},
-                           extra={"permission_guidance": narrowed})  # fmt: skip
-        if policy.row_filter is not None:
-            try:
-                bind_condition(policy.row_filter, object_type)
-            except DomainError as exc:
-                raise ApiError(INVALID_ROW_FILTER_CODE, 500, params=params,
-                               details={"error": exc.code}) from exc  # fmt: skip
-        return policy
-
-    def guidance(
-        self, ot_ids: Iterable[str], considered: Sequence[str] | None = None
-    ) -> list[dict[str, Any]]:
-        out = []
-        for ot_id in dict.fromkeys(ot_ids):
-            policy = self.policy(ot_id)
-            found = narrowed_guidance(
-                policy, language=self.caller.language, name=self._name(policy),
-                hidden=policy.hidden_properties(considered),
-                request=self.caller.permission_request,
-            )
-            if found is not None:
-                out.append(found)
-        return out
-
-    def redact_all(self, objects: Mapping[str, dict[str, Any]]) -> None:
-        for obj in objects.values():
-            self.policy(obj["_object_type_id"]).redact(obj)
-
-    def logic_params(self, ot_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
-        """Computation parameters of each type's logic properties (``include_logic_params``)."""
-        extras = self.state.schema.get(self.kn_id)
-        out: dict[str, list[dict[str, Any]]] = {}
-        for ot_id in dict.fromkeys(ot_ids):
-            event = extras.object_types.get(ot_id) if extras else None
-            if event is not None and event.logic_properties:
-                out[ot_id] = [
-                    {"name": lp.name, "kind": lp.kind, "parameters": list(lp.parameters)}
-                    for lp in event.logic_properties
-                ]
-        return out
+def _logic_params(
+    state: OntologyState, kn_id: str, ot_ids: Iterable[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Computation parameters of each type's logic properties (``include_logic_params``)."""
+    extras = state.schema.get(kn_id)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for ot_id in dict.fromkeys(ot_ids):
+        event = extras.object_types.get(ot_id) if extras else None
+        if event is not None and event.logic_properties:
+            out[ot_id] = [
+                {"name": lp.name, "kind": lp.kind, "parameters": list(lp.parameters)}
+                for lp in event.logic_properties
+            ]
+    return out
 
 
 def _exclusive(offset: object, cursor: object, cursor_name: str) -> None:
@@ -188,17 +84,17 @@ def object_instances(
     include_logic_params: bool = False,
 ) -> dict[str, Any]:
     """``query_object_instance`` for ``caller``."""
-    session = _Session(state, kn_id, caller)
-    object_type = _validated(lambda: require_object_type(session.store, ot_id))
+    policies = _policies(state, kn_id, caller)
+    object_type = _validated(lambda: require_object_type(policies.store, ot_id))
     _exclusive(offset, cursor, "cursor")
     _validated(lambda: bind_condition(condition, object_type))
     for i, name in enumerate(properties or ()):
         if object_type.get_property(name) is None:
             raise api_error(DomainError(ErrorCode.UNKNOWN_FIELD, {
                 "object_type_id": ot_id, "field": name, "path": f"properties[{i}]"}))
-    policy = session.check(object_type, condition, sort)
+    policy = policies.check(object_type, condition, sort)
     page = _validated(lambda: query_object_instance(
-        session.store, ot_id, condition=with_row_filter(condition, policy), sort=sort,
+        policies.store, ot_id, condition=with_row_filter(condition, policy), sort=sort,
         limit=limit, offset=offset, cursor=cursor, need_total=need_total,
     ))  # fmt: skip
     objects = [policy.redact(view.to_json()) for view in page.objects]
@@ -211,8 +107,8 @@ def object_instances(
     if page.cursor is not None:
         body["next_cursor"] = page.cursor
     if include_logic_params:
-        body["logic_params"] = session.logic_params([ot_id])
-    guidance = session.guidance([ot_id], properties)
+        body["logic_params"] = _logic_params(state, kn_id, [ot_id])
+    guidance = policies.guidance([ot_id], properties)
     if guidance:
         body["permission_guidance"] = guidance[0]
     return body
@@ -227,31 +123,31 @@ def instance_subgraph(
     include_logic_params: bool = False,
 ) -> dict[str, Any]:
     """``query_instance_subgraph`` for ``caller``: one entry per path, in request order."""
-    session = _Session(state, kn_id, caller)
+    policies = _policies(state, kn_id, caller)
     resolved = _validated(lambda: [
-        resolve_type_path(session.store, raw, i) for i, raw in enumerate(relation_type_paths, 1)
+        resolve_type_path(policies.store, raw, i) for i, raw in enumerate(relation_type_paths, 1)
     ])  # fmt: skip
     filtered: list[Any] = []
     node_types: list[str] = []
     for raw, path in zip(relation_type_paths, resolved, strict=True):
         nodes = []
         for raw_node, node in zip(raw["object_types"], path.nodes, strict=True):
-            policy = session.check(node.object_type, raw_node.get("condition"),
+            policy = policies.check(node.object_type, raw_node.get("condition"),
                                    raw_node.get("sort"))
             node_types.append(node.object_type.id)
             nodes.append({**dict(raw_node),
                           "condition": with_row_filter(raw_node.get("condition"), policy)})
         filtered.append({**raw, "object_types": nodes})
-    graphs = _validated(lambda: query_instance_subgraph(session.store, filtered))
+    graphs = _validated(lambda: query_instance_subgraph(policies.store, filtered))
     entries = []
     for graph in graphs:
         entry = graph.to_json()
-        session.redact_all(entry["objects"])
+        policies.redact_all(entry["objects"])
         entries.append(entry)
     body: dict[str, Any] = {"entries": entries}
     if include_logic_params:
-        body["logic_params"] = session.logic_params(node_types)
-    guidance = session.guidance(node_types)
+        body["logic_params"] = _logic_params(state, kn_id, node_types)
+    guidance = policies.guidance(node_types)
     if guidance:
         body["permission_guidance"] = guidance
     return body
@@ -276,45 +172,45 @@ def explore(
 ) -> dict[str, Any]:
     """``explore_subgraph`` for ``caller``; objects of types it may not see leave no trace."""
     started = time.perf_counter()
-    session = _Session(state, kn_id, caller)
-    start_type = _validated(lambda: require_object_type(session.store, source_object_type_id))
+    policies = _policies(state, kn_id, caller)
+    start_type = _validated(lambda: require_object_type(policies.store, source_object_type_id))
     _exclusive(offset, search_after, "search_after")
     _validated(lambda: bind_condition(condition, start_type))
-    policy = session.check(start_type, condition, sort)
+    policy = policies.check(start_type, condition, sort)
     graph: Subgraph = _validated(lambda: explore_subgraph(
-        session.store, source_object_type_id=source_object_type_id, direction=direction,
+        policies.store, source_object_type_id=source_object_type_id, direction=direction,
         path_length=path_length, condition=with_row_filter(condition, policy),
         concept_groups=concept_groups, include_incomplete_path=include_incomplete_path,
         limit=limit, sort=sort, offset=offset, search_after=search_after,
     ))  # fmt: skip
-    visible, left_out = _visible(session, graph, start_type.id)
+    visible, left_out = _visible(policies, graph, start_type.id)
     body = visible.to_json()
-    session.redact_all(body["objects"])
-    session.redact_all(body["isolated_objects"])
+    policies.redact_all(body["objects"])
+    policies.redact_all(body["isolated_objects"])
     types = [start_type.id, *(o["_object_type_id"] for o in body["objects"].values()),
              *sorted(left_out)]
     if include_logic_params:
-        body["logic_params"] = session.logic_params(types)
-    guidance = session.guidance(types)
+        body["logic_params"] = _logic_params(state, kn_id, types)
+    guidance = policies.guidance(types)
     if guidance:
         body["permission_guidance"] = guidance
     body["overall_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return body
 
 
-def _visible(session: _Session, graph: Subgraph, start_type: str) -> tuple[Subgraph, set[str]]:
+def _visible(policies: CallerPolicy, graph: Subgraph, start_type: str) -> tuple[Subgraph, set[str]]:
     """Drop the paths through objects the caller may not see (types it cannot read, rows its
     filters exclude); starts stay, objects only such paths reached go. Also returns the types
     whose objects were left out."""
     tests: dict[str, Callable[[str], bool]] = {}
-    for ot_id, object_type in session.store.object_types().items():
-        policy = session.policy(ot_id)
+    for ot_id, object_type in policies.store.object_types().items():
+        policy = policies.policy(ot_id)
         if ot_id == start_type or not policy.restricted:
             continue
         if not policy.readable:
             tests[ot_id] = lambda _id: False
         elif policy.row_filter is not None:
-            tests[ot_id] = _row_test(session.store, object_type, policy)
+            tests[ot_id] = _row_test(policies.store, object_type, policy)
     if not tests:
         return graph, set()
     seen: dict[tuple[str, str], bool] = {}
@@ -363,4 +259,4 @@ def _row_test(
     return test
 
 
-__all__ = ["Caller", "api_error", "explore", "instance_subgraph", "object_instances"]
+__all__ = ["explore", "instance_subgraph", "object_instances"]

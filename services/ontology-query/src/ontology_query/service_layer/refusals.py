@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from bkn_common import events as ev
 from bkn_common.errors import ApiError, ErrorCode
 from ontology_query.domain.errors import NOT_FOUND_CODES, DomainError
+from ontology_query.domain.store import OntologyStore
 
 if TYPE_CHECKING:
     from ontology_query.service_layer.projection import OntologyState
@@ -25,3 +26,9 @@ def require_network(state: OntologyState, kn_id: str) -> ev.NetworkUpserted:
         raise ApiError(ErrorCode.NOT_FOUND, 404, params={"reason": f"knowledge network {kn_id}"},
                        details={"kn_id": kn_id})
     return network
+
+
+def network_store(state: OntologyState, kn_id: str) -> OntologyStore:
+    """The network's store, or 404 when the network does not exist."""
+    require_network(state, kn_id)
+    return state.stores.get(kn_id) or OntologyStore(kn_id)  # reads never create state
