@@ -16,7 +16,7 @@ from bkn_common.http import request_language
 from ontology_query.service_layer.actions import PlanRequest, plan_action
 from ontology_query.service_layer.executions import ExecutionQuery
 from ontology_query.service_layer.guidance import PermissionRequest
-from ontology_query.service_layer.logic import LogicRequest, resolve_logic_properties
+from ontology_query.service_layer.logic_properties import LogicRequest, resolve_logic_properties
 from ontology_query.service_layer.permissions import Caller
 from ontology_query.service_layer.projection import OntologyState
 from ontology_query.service_layer.refusals import network_store

@@ -23,19 +23,17 @@ from bkn_common.errors import ApiError
 from bkn_common.i18n import register_messages
 from ontology_query.domain.model import ObjectType
 from ontology_query.domain.store import OntologyStore
-from ontology_query.service_layer.logic import (
+from ontology_query.service_layer.identities import canonical_identity, find_instance, identity_text
+from ontology_query.service_layer.projection import OntologyState
+from ontology_query.service_layer.refusals import (
     LogicCode,
-    canonical_identity,
     definition_invalid,
-    find_instance,
-    identity_text,
     invalid_identity,
     invalid_params,
     missing_params_error,
+    network_store,
     object_type_of,
 )
-from ontology_query.service_layer.projection import OntologyState
-from ontology_query.service_layer.refusals import network_store
 
 MAX_SCANNED_TARGETS = 100
 ACTION_TYPE_NOT_FOUND = "action_type_not_found"
