@@ -7,33 +7,20 @@ the account in ``X-BKN-Account`` and, when a request flow applies, ``permission_
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Header, Request
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Request
+from pydantic import Field
 
-from bkn_common.http import request_language
+from ontology_query.entrypoints.bodies import Account, PermissionRequestBody, StrictBody, caller
 from ontology_query.service_layer.actions import PlanRequest, plan_action
 from ontology_query.service_layer.executions import ExecutionQuery
-from ontology_query.service_layer.guidance import PermissionRequest
 from ontology_query.service_layer.logic_properties import LogicRequest, resolve_logic_properties
-from ontology_query.service_layer.permissions import Caller
 from ontology_query.service_layer.projection import OntologyState
 from ontology_query.service_layer.refusals import network_store
 
-Account = Annotated[str, Header(alias="X-BKN-Account", min_length=1)]
 
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class PermissionRequestBody(Strict):
-    path_template: str = Field(min_length=1)
-    base_url: str | None = None
-
-
-class LogicBody(Strict):
+class LogicBody(StrictBody):
     kn_id: str
     ot_id: str
     identities: list[Any] = Field(min_length=1)
@@ -42,19 +29,19 @@ class LogicBody(Strict):
     permission_request: PermissionRequestBody | None = None
 
 
-class PlanBody(Strict):
+class PlanBody(StrictBody):
     kn_id: str
     action_type_id: str
     identities: list[Any] = Field(default_factory=list)
     inputs: dict[str, Any] | None = None
 
 
-class ExecutionBody(Strict):
+class ExecutionBody(StrictBody):
     kn_id: str
     execution_id: str
 
 
-class ExecutionPageBody(Strict):
+class ExecutionPageBody(StrictBody):
     kn_id: str
     action_type_id: str | None = None
     status: Literal["pending", "running", "completed", "failed", "cancelled"] | None = None
@@ -72,14 +59,8 @@ def router(state: OntologyState) -> APIRouter:
     @api.post("/logic-properties/resolve")
     async def resolve(body: LogicBody, request: Request, account: Account) -> dict[str, Any]:
         logic = LogicRequest(**body.model_dump(exclude={"permission_request"}))
-        hint = body.permission_request
-        caller = Caller(
-            account=account,
-            language=request_language(request),
-            permission_request=PermissionRequest(hint.path_template, hint.base_url)
-            if hint else None,
-        )
-        return resolve_logic_properties(state, logic, caller)
+        return resolve_logic_properties(state, logic,
+                                        caller(request, account, body.permission_request))
 
     @api.post("/actions/plan")
     async def plan(body: PlanBody) -> dict[str, Any]:

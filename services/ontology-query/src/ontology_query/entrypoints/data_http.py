@@ -6,11 +6,12 @@ comes in ``X-BKN-Account`` and decides which resources it may see.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Header
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter
+from pydantic import Field
 
+from ontology_query.entrypoints.bodies import Account, StrictBody
 from ontology_query.service_layer.data_resources import (
     ResourceQuery,
     SqlRequest,
@@ -20,14 +21,8 @@ from ontology_query.service_layer.data_resources import (
 )
 from ontology_query.service_layer.projection import OntologyState
 
-Account = Annotated[str, Header(alias="X-BKN-Account", min_length=1)]
 
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ListBody(_Body):
+class ListBody(StrictBody):
     kn_id: str | None = None
     catalog_id: str | None = None
     type: str | None = None
@@ -35,11 +30,11 @@ class ListBody(_Body):
     limit: int = Field(20, ge=1, le=1000)
 
 
-class DescribeBody(_Body):
+class DescribeBody(StrictBody):
     resource_id: str = Field(min_length=1)
 
 
-class SqlBody(_Body):
+class SqlBody(StrictBody):
     sql: str = Field(min_length=1, max_length=100_000)
     query_timeout: int = Field(60, ge=1, le=3600)
     resource_type: Literal["mysql", "mariadb", "postgresql", "sqlserver"] | None = None

@@ -5,14 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict
 
+from ontology_query.entrypoints.bodies import StrictBody
 from ontology_query.service_layer.projection import OntologyState
 
 
-class AccessBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AccessBody(StrictBody):
     kn_id: str
     account: str
 

@@ -8,37 +8,24 @@ projection mutates on the same event loop, so a query never sees a half-applied 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Header, Request
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Request
+from pydantic import Field
 
-from bkn_common.http import request_language
+from ontology_query.entrypoints.bodies import Account, PermissionRequestBody, StrictBody, caller
 from ontology_query.service_layer import queries, schema_views
-from ontology_query.service_layer.guidance import PermissionRequest
-from ontology_query.service_layer.permissions import Caller
 from ontology_query.service_layer.projection import OntologyState
 from ontology_query.service_layer.schema_search import ConceptKind
 
-Account = Annotated[str, Header(alias="X-BKN-Account", min_length=1)]
 
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class PermissionRequestBody(_Body):
-    path_template: str = Field(min_length=1)
-    base_url: str | None = None
-
-
-class _CallerBody(_Body):
+class _CallerBody(StrictBody):
     kn_id: str = Field(min_length=1)
     permission_request: PermissionRequestBody | None = None
     include_logic_params: bool = False
 
 
-class ListNetworksBody(_Body):
+class ListNetworksBody(StrictBody):
     name_pattern: str | None = None
     limit: int = Field(20, ge=1, le=1000)
     offset: int = Field(0, ge=0)
@@ -46,19 +33,19 @@ class ListNetworksBody(_Body):
     direction: Literal["asc", "desc"] | None = None
 
 
-class DetailBody(_Body):
+class DetailBody(StrictBody):
     kn_id: str = Field(min_length=1)
     detail_level: Literal["summary", "full"] = "summary"
 
 
-class TypesBody(_Body):
+class TypesBody(StrictBody):
     kn_id: str = Field(min_length=1)
     ids: list[str] | None = None
     offset: int | None = Field(None, ge=0)
     limit: int | None = Field(None, ge=1, le=200)
 
 
-class SearchSchemaBody(_Body):
+class SearchSchemaBody(StrictBody):
     kn_id: str = Field(min_length=1)
     query: str
     search_object_types: bool = True
@@ -98,15 +85,6 @@ class ExploreBody(_CallerBody):
     sort: list[Any] | None = None
     offset: Any = None
     search_after: list[Any] | None = None
-
-
-def _caller(request: Request, account: str, body: _CallerBody) -> Caller:
-    hint = body.permission_request
-    return Caller(
-        account=account,
-        language=request_language(request),
-        permission_request=PermissionRequest(hint.path_template, hint.base_url) if hint else None,
-    )
 
 
 _CALLER_FIELDS = {"kn_id", "permission_request"}
@@ -154,7 +132,7 @@ def router(state: OntologyState) -> APIRouter:
         body: InstancesBody, request: Request, account: Account
     ) -> dict[str, Any]:
         return queries.object_instances(
-            state, body.kn_id, _caller(request, account, body),
+            state, body.kn_id, caller(request, account, body.permission_request),
             **body.model_dump(exclude=_CALLER_FIELDS),
         )
 
@@ -163,14 +141,14 @@ def router(state: OntologyState) -> APIRouter:
         body: SubgraphBody, request: Request, account: Account
     ) -> dict[str, Any]:
         return queries.instance_subgraph(
-            state, body.kn_id, _caller(request, account, body), body.relation_type_paths,
-            include_logic_params=body.include_logic_params,
+            state, body.kn_id, caller(request, account, body.permission_request),
+            body.relation_type_paths, include_logic_params=body.include_logic_params,
         )  # fmt: skip
 
     @api.post("/subgraph/explore")
     async def explore(body: ExploreBody, request: Request, account: Account) -> dict[str, Any]:
         return queries.explore(
-            state, body.kn_id, _caller(request, account, body),
+            state, body.kn_id, caller(request, account, body.permission_request),
             **body.model_dump(exclude=_CALLER_FIELDS),
         )
 
