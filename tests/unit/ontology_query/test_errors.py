@@ -10,8 +10,8 @@ import pytest
 
 from ontology_query.domain import (
     DomainError,
-    ErrorCode,
     OntologyStore,
+    QueryErrorCode,
     TypePathError,
     TypePathMismatch,
     explore_subgraph,
@@ -58,133 +58,133 @@ def other_query_cursor(store: OntologyStore) -> str:
     return cursor
 
 
-CASES: list[tuple[str, Call, ErrorCode, dict[str, Any]]] = [
+CASES: list[tuple[str, Call, QueryErrorCode, dict[str, Any]]] = [
     # -- conditions: shape --------------------------------------------------------------
-    ("condition not an object", users(condition="city == London"), ErrorCode.INVALID_CONDITION,
+    ("condition not an object", users(condition="city == London"), QueryErrorCode.INVALID_CONDITION,
      {"path": "condition"}),
-    ("leaf without field", users(condition={"operation": "=="}), ErrorCode.INVALID_CONDITION,
+    ("leaf without field", users(condition={"operation": "=="}), QueryErrorCode.INVALID_CONDITION,
      {"path": "condition"}),
     ("and without sub_conditions", users(condition={"operation": "and", "sub_conditions": []}),
-     ErrorCode.INVALID_CONDITION, {"operation": "and"}),
+     QueryErrorCode.INVALID_CONDITION, {"operation": "and"}),
     ("unknown operation", users(condition={"field": "city", "operation": "equals", "value": "x",
                                            "value_from": "const"}),
-     ErrorCode.INVALID_CONDITION, {"operation": "equals"}),
+     QueryErrorCode.INVALID_CONDITION, {"operation": "equals"}),
     ("value without value_from", users(condition={"field": "city", "operation": "==",
                                                   "value": "London"}),
-     ErrorCode.INVALID_CONDITION, {"operation": "=="}),
+     QueryErrorCode.INVALID_CONDITION, {"operation": "=="}),
     ("value_from without value", users(condition={"field": "city", "operation": "==",
                                                   "value_from": "const"}),
-     ErrorCode.INVALID_CONDITION, {"operation": "=="}),
+     QueryErrorCode.INVALID_CONDITION, {"operation": "=="}),
     ("value_from not const", users(condition={"field": "city", "operation": "==", "value": "x",
                                               "value_from": "field"}),
-     ErrorCode.INVALID_CONDITION, {"value_from": "field"}),
+     QueryErrorCode.INVALID_CONDITION, {"value_from": "field"}),
     ("exist with a value", users(condition=leaf("city", "exist", "x")),
-     ErrorCode.INVALID_CONDITION, {"operation": "exist"}),
+     QueryErrorCode.INVALID_CONDITION, {"operation": "exist"}),
     ("in with a scalar", users(condition=leaf("city", "in", "London")),
-     ErrorCode.INVALID_CONDITION, {"operation": "in"}),
+     QueryErrorCode.INVALID_CONDITION, {"operation": "in"}),
     ("range with three bounds", users(condition=leaf("age", "range", [1, 2, 3])),
-     ErrorCode.INVALID_CONDITION, {"operation": "range"}),
+     QueryErrorCode.INVALID_CONDITION, {"operation": "range"}),
     ("== with null", users(condition={"field": "city", "operation": "==", "value": None,
                                       "value_from": "const"}),
-     ErrorCode.INVALID_CONDITION, {"operation": "=="}),
+     QueryErrorCode.INVALID_CONDITION, {"operation": "=="}),
     ("like with a number", users(condition=leaf("name", "like", 5)),
-     ErrorCode.INVALID_CONDITION, {"operation": "like"}),
+     QueryErrorCode.INVALID_CONDITION, {"operation": "like"}),
     ("value of the wrong type", users(condition=leaf("age", "==", "old")),
-     ErrorCode.INVALID_CONDITION, {"field": "age", "type": "integer", "value": "old"}),
+     QueryErrorCode.INVALID_CONDITION, {"field": "age", "type": "integer", "value": "old"}),
     ("regex that does not compile", users(condition=leaf("name", "regex", "(")),
-     ErrorCode.INVALID_CONDITION, {"value": "("}),
+     QueryErrorCode.INVALID_CONDITION, {"value": "("}),
     ("nested error path", users(condition={"operation": "or", "sub_conditions": [
         leaf("city", "==", "x"), {"operation": "and", "sub_conditions": [{"field": "city"}]}]}),
-     ErrorCode.INVALID_CONDITION, {"path": "condition.sub_conditions[1].sub_conditions[0]"}),
+     QueryErrorCode.INVALID_CONDITION, {"path": "condition.sub_conditions[1].sub_conditions[0]"}),
     # -- conditions: schema -------------------------------------------------------------
     ("operator not allowed", users(condition=leaf("age", "like", "3%")),
-     ErrorCode.OPERATOR_NOT_ALLOWED,
+     QueryErrorCode.OPERATOR_NOT_ALLOWED,
      {"field": "age", "operation": "like", "allowed": ["==", ">", "<", "range"]}),
-    ("unknown field", users(condition=leaf("nickname", "==", "x")), ErrorCode.UNKNOWN_FIELD,
+    ("unknown field", users(condition=leaf("nickname", "==", "x")), QueryErrorCode.UNKNOWN_FIELD,
      {"field": "nickname", "object_type_id": "user"}),
-    ("unknown sort field", users(sort=[{"field": "height"}]), ErrorCode.UNKNOWN_FIELD,
+    ("unknown sort field", users(sort=[{"field": "height"}]), QueryErrorCode.UNKNOWN_FIELD,
      {"field": "height", "path": "sort[0]"}),
     # -- sort, limit, offset, cursor ----------------------------------------------------
-    ("null sort item", users(sort=[None]), ErrorCode.INVALID_SORT, {"index": 0}),
+    ("null sort item", users(sort=[None]), QueryErrorCode.INVALID_SORT, {"index": 0}),
     ("bad sort direction", users(sort=[{"field": "age", "direction": "up"}]),
-     ErrorCode.INVALID_SORT, {"field": "age", "direction": "up"}),
-    ("limit 0", users(limit=0), ErrorCode.INVALID_LIMIT, {"value": 0, "min": 1, "max": 10000}),
-    ("limit 10001", users(limit=10001), ErrorCode.INVALID_LIMIT, {"value": 10001}),
-    ("limit bool", users(limit=True), ErrorCode.INVALID_LIMIT, {"value": True}),
-    ("explore limit", explore(limit=20000), ErrorCode.INVALID_LIMIT, {"value": 20000}),
+     QueryErrorCode.INVALID_SORT, {"field": "age", "direction": "up"}),
+    ("limit 0", users(limit=0), QueryErrorCode.INVALID_LIMIT, {"value": 0, "min": 1, "max": 10000}),
+    ("limit 10001", users(limit=10001), QueryErrorCode.INVALID_LIMIT, {"value": 10001}),
+    ("limit bool", users(limit=True), QueryErrorCode.INVALID_LIMIT, {"value": True}),
+    ("explore limit", explore(limit=20000), QueryErrorCode.INVALID_LIMIT, {"value": 20000}),
     ("node limit", template([{"id": "order", "limit": 0}, {"id": "user"}],
                             [{"relation_type_id": "rel_order_user"}]),
-     ErrorCode.INVALID_LIMIT, {"value": 0, "path_index": 1, "node_index": 0}),
-    ("negative offset", users(offset=-1), ErrorCode.INVALID_OFFSET, {"value": -1}),
+     QueryErrorCode.INVALID_LIMIT, {"value": 0, "path_index": 1, "node_index": 0}),
+    ("negative offset", users(offset=-1), QueryErrorCode.INVALID_OFFSET, {"value": -1}),
     ("offset with cursor", lambda s: query_object_instance(
         s, "user", offset=2, cursor=other_query_cursor(s)),
-     ErrorCode.OFFSET_AND_SEARCH_AFTER, {"cursor_name": "cursor"}),
+     QueryErrorCode.OFFSET_AND_SEARCH_AFTER, {"cursor_name": "cursor"}),
     ("offset with search_after", explore(offset=1, search_after=["u1"]),
-     ErrorCode.OFFSET_AND_SEARCH_AFTER, {"cursor_name": "search_after"}),
-    ("garbage cursor", users(cursor="!!not base64!!"), ErrorCode.INVALID_CURSOR,
+     QueryErrorCode.OFFSET_AND_SEARCH_AFTER, {"cursor_name": "search_after"}),
+    ("garbage cursor", users(cursor="!!not base64!!"), QueryErrorCode.INVALID_CURSOR,
      {"cursor_name": "cursor"}),
     ("cursor of another query", lambda s: query_object_instance(
         s, "user", sort=[{"field": "age"}], cursor=other_query_cursor(s)),
-     ErrorCode.INVALID_CURSOR, {"cursor_name": "cursor"}),
+     QueryErrorCode.INVALID_CURSOR, {"cursor_name": "cursor"}),
     ("search_after of wrong length", explore(search_after=["u1", "u2"]),
-     ErrorCode.INVALID_CURSOR, {"cursor_name": "search_after"}),
+     QueryErrorCode.INVALID_CURSOR, {"cursor_name": "search_after"}),
     ("search_after of wrong type", explore(sort=[{"field": "age"}], search_after=["x", "u1"]),
-     ErrorCode.INVALID_CURSOR, {"cursor_name": "search_after"}),
+     QueryErrorCode.INVALID_CURSOR, {"cursor_name": "search_after"}),
     # -- unknown types ------------------------------------------------------------------
     ("unknown object type", lambda s: query_object_instance(s, "invoice"),
-     ErrorCode.UNKNOWN_OBJECT_TYPE, {"object_type_id": "invoice"}),
+     QueryErrorCode.UNKNOWN_OBJECT_TYPE, {"object_type_id": "invoice"}),
     ("unknown start type", explore(source_object_type_id="invoice"),
-     ErrorCode.UNKNOWN_OBJECT_TYPE, {"object_type_id": "invoice"}),
+     QueryErrorCode.UNKNOWN_OBJECT_TYPE, {"object_type_id": "invoice"}),
     ("unknown node type", template(ids("order", "invoice"), [{"relation_type_id": "x"}]),
-     ErrorCode.UNKNOWN_OBJECT_TYPE, {"object_type_id": "invoice", "node_index": 1}),
+     QueryErrorCode.UNKNOWN_OBJECT_TYPE, {"object_type_id": "invoice", "node_index": 1}),
     ("unknown relation type", template(ids("order", "user"), [{"relation_type_id": "rel_x"}]),
-     ErrorCode.UNKNOWN_RELATION_TYPE, {"relation_type_id": "rel_x", "edge_index": 1}),
+     QueryErrorCode.UNKNOWN_RELATION_TYPE, {"relation_type_id": "rel_x", "edge_index": 1}),
     # -- path templates -----------------------------------------------------------------
     ("too few relation types", template(ids("order", "user", "order"),
                                         [{"relation_type_id": "rel_order_user"}]),
-     ErrorCode.INVALID_TYPE_PATH, {"object_type_count": 3, "relation_type_count": 1}),
-    ("no edge at all", template(ids("order"), []), ErrorCode.INVALID_TYPE_PATH,
+     QueryErrorCode.INVALID_TYPE_PATH, {"object_type_count": 3, "relation_type_count": 1}),
+    ("no edge at all", template(ids("order"), []), QueryErrorCode.INVALID_TYPE_PATH,
      {"object_type_count": 1, "relation_type_count": 0}),
     ("filled endpoints reversed", template(
         ids("order", "user", "order"),
         [{"relation_type_id": "rel_order_user"},
          {"relation_type_id": "rel_order_user", "source_object_type_id": "order",
           "target_object_type_id": "user"}]),
-     ErrorCode.INVALID_TYPE_PATH,
+     QueryErrorCode.INVALID_TYPE_PATH,
      {"edge_index": 2, "relation_type_id": "rel_order_user", "required": ["user", "order"],
       "given": ["order", "user"], "given_kind": "filled"}),
     ("nodes not joined by the relation type", template(
         ids("product", "user"), [{"relation_type_id": "rel_order_user"}]),
-     ErrorCode.INVALID_TYPE_PATH,
+     QueryErrorCode.INVALID_TYPE_PATH,
      {"edge_index": 1, "required": ["product", "user"], "given": ["order", "user"],
       "given_kind": "definition"}),
     ("direction contradicts the nodes", template(
         ids("order", "user"), [{"relation_type_id": "rel_order_user", "direction": "backward"}]),
-     ErrorCode.INVALID_TYPE_PATH,
+     QueryErrorCode.INVALID_TYPE_PATH,
      {"edge_index": 1, "required": ["order", "user"], "given": ["user", "order"],
       "given_kind": "direction"}),
     ("self-referencing, wrong filled target", template(
         ids("user", "user"), [{"relation_type_id": "follows", "target_object_type_id": "order"}]),
-     ErrorCode.INVALID_TYPE_PATH, {"required": ["user", "user"], "given": ["user", "order"]}),
+     QueryErrorCode.INVALID_TYPE_PATH, {"required": ["user", "user"], "given": ["user", "order"]}),
     ("bad edge direction", template(ids("user", "user"),
                                     [{"relation_type_id": "follows", "direction": "up"}]),
-     ErrorCode.INVALID_DIRECTION, {"value": "up"}),
+     QueryErrorCode.INVALID_DIRECTION, {"value": "up"}),
     ("node condition error names the node", template(
         [{"id": "order"}, {"id": "user", "condition": leaf("age", "like", "x")}],
         [{"relation_type_id": "rel_order_user"}]),
-     ErrorCode.OPERATOR_NOT_ALLOWED, {"node_index": 1, "path_index": 1}),
+     QueryErrorCode.OPERATOR_NOT_ALLOWED, {"node_index": 1, "path_index": 1}),
     # -- explore ------------------------------------------------------------------------
-    ("path_length 0", explore(path_length=0), ErrorCode.INVALID_PATH_LENGTH,
+    ("path_length 0", explore(path_length=0), QueryErrorCode.INVALID_PATH_LENGTH,
      {"value": 0, "min": 1, "max": 3}),
-    ("path_length 4", explore(path_length=4), ErrorCode.INVALID_PATH_LENGTH, {"value": 4}),
-    ("path_length missing", explore(path_length=None), ErrorCode.INVALID_PATH_LENGTH,
+    ("path_length 4", explore(path_length=4), QueryErrorCode.INVALID_PATH_LENGTH, {"value": 4}),
+    ("path_length missing", explore(path_length=None), QueryErrorCode.INVALID_PATH_LENGTH,
      {"value": None}),
-    ("path_length as text", explore(path_length="2"), ErrorCode.INVALID_PATH_LENGTH,
+    ("path_length as text", explore(path_length="2"), QueryErrorCode.INVALID_PATH_LENGTH,
      {"value": "2"}),
-    ("explore direction", explore(direction="sideways"), ErrorCode.INVALID_DIRECTION,
+    ("explore direction", explore(direction="sideways"), QueryErrorCode.INVALID_DIRECTION,
      {"value": "sideways", "allowed": ["forward", "backward", "bidirectional"]}),
     ("explore condition", explore(condition=leaf("age", "regex", "3")),
-     ErrorCode.OPERATOR_NOT_ALLOWED, {"field": "age", "operation": "regex"}),
+     QueryErrorCode.OPERATOR_NOT_ALLOWED, {"field": "age", "operation": "regex"}),
 ]  # fmt: skip
 
 _PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
@@ -193,7 +193,7 @@ _PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
 @pytest.mark.parametrize(
     ("call", "code", "details"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
-def test_refusal(shop: OntologyStore, call: Call, code: ErrorCode, details: dict[str, Any]) -> None:
+def test_refusal(shop: OntologyStore, call: Call, code: QueryErrorCode, details: dict[str, Any]) -> None:
     with pytest.raises(DomainError) as caught:
         call(shop)
     error = caught.value
@@ -205,7 +205,7 @@ def test_refusal(shop: OntologyStore, call: Call, code: ErrorCode, details: dict
 
 
 def test_every_code_is_exercised() -> None:
-    assert {case[2] for case in CASES} == set(ErrorCode)
+    assert {case[2] for case in CASES} == set(QueryErrorCode)
 
 
 def test_type_path_message_matches_the_spec_example(shop: OntologyStore) -> None:

@@ -7,7 +7,7 @@ query functions and render :class:`DomainError` with its ``code`` and ``details`
 from ontology_query.domain.errors import (
     NOT_FOUND_CODES,
     DomainError,
-    ErrorCode,
+    QueryErrorCode,
     TypePathError,
     TypePathMismatch,
 )
@@ -28,7 +28,6 @@ __all__ = [
     "NOT_FOUND_CODES",
     "DataProperty",
     "DomainError",
-    "ErrorCode",
     "InstancePage",
     "NodeKey",
     "ObjectInstance",
@@ -36,6 +35,7 @@ __all__ = [
     "ObjectView",
     "OntologyStore",
     "PathEdge",
+    "QueryErrorCode",
     "RelationInstance",
     "RelationType",
     "Subgraph",

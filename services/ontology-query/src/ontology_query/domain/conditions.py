@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ontology_query.domain.errors import DomainError, ErrorCode, condition_error, where
+from ontology_query.domain.errors import DomainError, QueryErrorCode, condition_error, where
 from ontology_query.domain.model import ObjectType
 from ontology_query.domain.operators import (
     LIST_OPERATORS,
@@ -154,12 +154,12 @@ def _bind(
     prop = object_type.get_property(node.field)
     if prop is None:
         raise DomainError(
-            ErrorCode.UNKNOWN_FIELD,
+            QueryErrorCode.UNKNOWN_FIELD,
             {"object_type_id": object_type.id, "field": node.field, "path": where(path)},
         )
     if node.operation not in prop.condition_operations:
         raise DomainError(
-            ErrorCode.OPERATOR_NOT_ALLOWED,
+            QueryErrorCode.OPERATOR_NOT_ALLOWED,
             {
                 "field": node.field,
                 "operation": node.operation,

@@ -24,8 +24,10 @@ from bkn_common.i18n import Language, register_messages
 _PREFIX = "OntologyQuery.KnowledgeNetwork"
 
 
-class ErrorCode(StrEnum):
-    """Stable error codes. ``INVALID_TYPE_PATH`` is the code the subgraph spec names."""
+class QueryErrorCode(StrEnum):
+    """Codes of the query engine's refusals (``DomainError.code``), in the upstream's
+    ``OntologyQuery.KnowledgeNetwork.*`` naming; ``INVALID_TYPE_PATH`` is the code the subgraph
+    spec names. The envelope's generic codes are ``bkn_common.errors.ErrorCode``."""
 
     INVALID_TYPE_PATH = f"{_PREFIX}.InvalidParameter.TypePath"
     INVALID_PATH_LENGTH = f"{_PREFIX}.InvalidParameter.PathLength"
@@ -42,126 +44,126 @@ class ErrorCode(StrEnum):
     UNKNOWN_RELATION_TYPE = f"{_PREFIX}.NotFound.RelationType"
 
 
-NOT_FOUND_CODES: frozenset[ErrorCode] = frozenset(
-    {ErrorCode.UNKNOWN_OBJECT_TYPE, ErrorCode.UNKNOWN_RELATION_TYPE}
+NOT_FOUND_CODES: frozenset[QueryErrorCode] = frozenset(
+    {QueryErrorCode.UNKNOWN_OBJECT_TYPE, QueryErrorCode.UNKNOWN_RELATION_TYPE}
 )
 
 Details = Mapping[str, object]
 
 # (code, variant) -> language -> template formatted with the error's details.
-_TEMPLATES: dict[tuple[ErrorCode, str], dict[Language, str]] = {
-    (ErrorCode.INVALID_TYPE_PATH, "shape"): {
+_TEMPLATES: dict[tuple[QueryErrorCode, str], dict[Language, str]] = {
+    (QueryErrorCode.INVALID_TYPE_PATH, "shape"): {
         "zh-CN": "路径不合法：{object_type_count} 个对象类需要 {expected} 条关系类，"
         "当前 {relation_type_count} 条",
         "en-US": "invalid path: {object_type_count} object types need {expected} relation types, "
         "given {relation_type_count}",
     },
-    (ErrorCode.INVALID_PATH_LENGTH, ""): {
+    (QueryErrorCode.INVALID_PATH_LENGTH, ""): {
         "zh-CN": "path_length 必须在 {min}-{max} 之间，当前为 {value}",
         "en-US": "path_length must be between {min} and {max}, got {value}",
     },
-    (ErrorCode.INVALID_DIRECTION, ""): {
+    (QueryErrorCode.INVALID_DIRECTION, ""): {
         "zh-CN": "direction 不合法：{value}，可选 {allowed}",
         "en-US": "invalid direction {value}; allowed: {allowed}",
     },
-    (ErrorCode.INVALID_CONDITION, "shape"): {
+    (QueryErrorCode.INVALID_CONDITION, "shape"): {
         "zh-CN": "过滤条件不合法（{path}）：必须是对象",
         "en-US": "invalid condition at {path}: must be an object",
     },
-    (ErrorCode.INVALID_CONDITION, "leaf"): {
+    (QueryErrorCode.INVALID_CONDITION, "leaf"): {
         "zh-CN": "过滤条件不合法（{path}）：叶子条件需要 field 与 operation",
         "en-US": "invalid condition at {path}: a leaf condition needs field and operation",
     },
-    (ErrorCode.INVALID_CONDITION, "sub_conditions"): {
+    (QueryErrorCode.INVALID_CONDITION, "sub_conditions"): {
         "zh-CN": "过滤条件不合法（{path}）：{operation} 需要非空的 sub_conditions 数组",
         "en-US": "invalid condition at {path}: {operation} needs a non-empty sub_conditions list",
     },
-    (ErrorCode.INVALID_CONDITION, "unknown_operation"): {
+    (QueryErrorCode.INVALID_CONDITION, "unknown_operation"): {
         "zh-CN": "过滤条件不合法（{path}）：不支持的算子 {operation}，支持：{supported}",
         "en-US": "invalid condition at {path}: unsupported operation {operation}; "
         "supported: {supported}",
     },
-    (ErrorCode.INVALID_CONDITION, "value_pairing"): {
+    (QueryErrorCode.INVALID_CONDITION, "value_pairing"): {
         "zh-CN": "过滤条件不合法（{path}）：value 与 value_from 必须成对出现",
         "en-US": "invalid condition at {path}: value and value_from must be given together",
     },
-    (ErrorCode.INVALID_CONDITION, "value_from"): {
+    (QueryErrorCode.INVALID_CONDITION, "value_from"): {
         "zh-CN": "过滤条件不合法（{path}）：value_from 目前只支持 const，当前为 {value_from}",
         "en-US": "invalid condition at {path}: value_from must be const, got {value_from}",
     },
-    (ErrorCode.INVALID_CONDITION, "value_forbidden"): {
+    (QueryErrorCode.INVALID_CONDITION, "value_forbidden"): {
         "zh-CN": "过滤条件不合法（{path}）：算子 {operation} 不接受 value",
         "en-US": "invalid condition at {path}: operation {operation} takes no value",
     },
-    (ErrorCode.INVALID_CONDITION, "value_scalar"): {
+    (QueryErrorCode.INVALID_CONDITION, "value_scalar"): {
         "zh-CN": "过滤条件不合法（{path}）：算子 {operation} 需要单个非空值",
         "en-US": "invalid condition at {path}: operation {operation} needs a single non-null value",
     },
-    (ErrorCode.INVALID_CONDITION, "value_list"): {
+    (QueryErrorCode.INVALID_CONDITION, "value_list"): {
         "zh-CN": "过滤条件不合法（{path}）：算子 {operation} 需要数组值",
         "en-US": "invalid condition at {path}: operation {operation} needs a list value",
     },
-    (ErrorCode.INVALID_CONDITION, "value_range"): {
+    (QueryErrorCode.INVALID_CONDITION, "value_range"): {
         "zh-CN": "过滤条件不合法（{path}）：算子 {operation} 需要 [下界, 上界]",
         "en-US": "invalid condition at {path}: operation {operation} needs [low, high]",
     },
-    (ErrorCode.INVALID_CONDITION, "value_string"): {
+    (QueryErrorCode.INVALID_CONDITION, "value_string"): {
         "zh-CN": "过滤条件不合法（{path}）：算子 {operation} 需要字符串值",
         "en-US": "invalid condition at {path}: operation {operation} needs a string value",
     },
-    (ErrorCode.INVALID_CONDITION, "value_type"): {
+    (QueryErrorCode.INVALID_CONDITION, "value_type"): {
         "zh-CN": "过滤条件不合法（{path}）：值 {value} 不符合属性 {field} 的类型 {type}",
         "en-US": "invalid condition at {path}: value {value} does not fit property {field} "
         "of type {type}",
     },
-    (ErrorCode.INVALID_CONDITION, "regex"): {
+    (QueryErrorCode.INVALID_CONDITION, "regex"): {
         "zh-CN": "过滤条件不合法（{path}）：正则表达式 {value} 无法解析：{error}",
         "en-US": "invalid condition at {path}: regular expression {value} does not compile: "
         "{error}",
     },
-    (ErrorCode.OPERATOR_NOT_ALLOWED, ""): {
+    (QueryErrorCode.OPERATOR_NOT_ALLOWED, ""): {
         "zh-CN": "属性 {field} 不支持算子 {operation}，可用：{allowed}",
         "en-US": "operator {operation} is not allowed on property {field}; allowed: {allowed}",
     },
-    (ErrorCode.UNKNOWN_FIELD, ""): {
+    (QueryErrorCode.UNKNOWN_FIELD, ""): {
         "zh-CN": "对象类 {object_type_id} 没有属性 {field}",
         "en-US": "object type {object_type_id} has no property {field}",
     },
-    (ErrorCode.INVALID_SORT, "shape"): {
+    (QueryErrorCode.INVALID_SORT, "shape"): {
         "zh-CN": "排序不合法：sort 必须是 {{field, direction}} 对象数组，第 {index} 项不合法",
         "en-US": "invalid sort: sort must be a list of {{field, direction}} objects; "
         "item {index} is not",
     },
-    (ErrorCode.INVALID_SORT, "direction"): {
+    (QueryErrorCode.INVALID_SORT, "direction"): {
         "zh-CN": "排序不合法：{field} 的 direction 只能是 asc 或 desc，当前为 {direction}",
         "en-US": "invalid sort: direction of {field} must be asc or desc, got {direction}",
     },
-    (ErrorCode.INVALID_LIMIT, ""): {
+    (QueryErrorCode.INVALID_LIMIT, ""): {
         "zh-CN": "{name} 必须在 {min}-{max} 之间，当前为 {value}",
         "en-US": "{name} must be between {min} and {max}, got {value}",
     },
-    (ErrorCode.INVALID_OFFSET, ""): {
+    (QueryErrorCode.INVALID_OFFSET, ""): {
         "zh-CN": "offset 必须是非负整数，当前为 {value}",
         "en-US": "offset must be a non-negative integer, got {value}",
     },
-    (ErrorCode.OFFSET_AND_SEARCH_AFTER, ""): {
+    (QueryErrorCode.OFFSET_AND_SEARCH_AFTER, ""): {
         "zh-CN": "offset 与 {cursor_name} 互斥，只能二选一",
         "en-US": "offset and {cursor_name} are mutually exclusive",
     },
-    (ErrorCode.INVALID_CURSOR, "malformed"): {
+    (QueryErrorCode.INVALID_CURSOR, "malformed"): {
         "zh-CN": "{cursor_name} 不合法：无法解析，请使用上一页返回的原值",
         "en-US": "invalid {cursor_name}: it cannot be decoded; pass back the value the previous "
         "page returned",
     },
-    (ErrorCode.INVALID_CURSOR, "mismatch"): {
+    (QueryErrorCode.INVALID_CURSOR, "mismatch"): {
         "zh-CN": "{cursor_name} 不合法：它属于另一组查询条件或排序",
         "en-US": "invalid {cursor_name}: it belongs to a different condition or sort",
     },
-    (ErrorCode.UNKNOWN_OBJECT_TYPE, ""): {
+    (QueryErrorCode.UNKNOWN_OBJECT_TYPE, ""): {
         "zh-CN": "对象类 {object_type_id} 不存在",
         "en-US": "object type {object_type_id} does not exist",
     },
-    (ErrorCode.UNKNOWN_RELATION_TYPE, ""): {
+    (QueryErrorCode.UNKNOWN_RELATION_TYPE, ""): {
         "zh-CN": "关系类 {relation_type_id} 不存在",
         "en-US": "relation type {relation_type_id} does not exist",
     },
@@ -171,7 +173,7 @@ _TEMPLATES: dict[tuple[ErrorCode, str], dict[Language, str]] = {
 class DomainError(Exception):
     """A refusal: stable ``code``, structured ``details``, messages in zh-CN and en-US."""
 
-    def __init__(self, code: ErrorCode, details: Details, *, variant: str = "") -> None:
+    def __init__(self, code: QueryErrorCode, details: Details, *, variant: str = "") -> None:
         self.code = code
         self.details: dict[str, object] = dict(details)
         if variant:
@@ -274,7 +276,7 @@ class TypePathError(DomainError):
 
     def __init__(self, mismatch: TypePathMismatch) -> None:
         self.mismatch = mismatch
-        super().__init__(ErrorCode.INVALID_TYPE_PATH, mismatch.details(), variant="edge")
+        super().__init__(QueryErrorCode.INVALID_TYPE_PATH, mismatch.details(), variant="edge")
 
     def message(self, language: Language = "en-US") -> str:
         return self.mismatch.render(language)
@@ -282,7 +284,7 @@ class TypePathError(DomainError):
 
 def limit_error(name: str, value: object, lo: int, hi: int) -> DomainError:
     details = {"name": name, "value": value, "min": lo, "max": hi}
-    return DomainError(ErrorCode.INVALID_LIMIT, details)
+    return DomainError(QueryErrorCode.INVALID_LIMIT, details)
 
 
 def where(path: Sequence[str | int]) -> str:
@@ -292,9 +294,9 @@ def where(path: Sequence[str | int]) -> str:
 
 def condition_error(path: Sequence[str | int], variant: str, **extra: object) -> DomainError:
     """``INVALID_CONDITION`` at ``path``; ``variant`` picks the sentence."""
-    return DomainError(ErrorCode.INVALID_CONDITION, {"path": where(path), **extra}, variant=variant)
+    return DomainError(QueryErrorCode.INVALID_CONDITION, {"path": where(path), **extra}, variant=variant)
 
 
 register_messages(
-    {code.value: {"zh-CN": "{message_zh}", "en-US": "{message_en}"} for code in ErrorCode}
+    {code.value: {"zh-CN": "{message_zh}", "en-US": "{message_en}"} for code in QueryErrorCode}
 )

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ontology_query.domain.conditions import bind_condition
-from ontology_query.domain.errors import DomainError, ErrorCode
+from ontology_query.domain.errors import DomainError, QueryErrorCode
 from ontology_query.domain.instances import (
     check_limit,
     check_offset,
@@ -76,7 +76,7 @@ def explore_subgraph(
     start_type = require_object_type(store, source_object_type_id)
     if direction not in EXPLORE_DIRECTIONS:
         raise DomainError(
-            ErrorCode.INVALID_DIRECTION, {"value": direction, "allowed": list(EXPLORE_DIRECTIONS)}
+            QueryErrorCode.INVALID_DIRECTION, {"value": direction, "allowed": list(EXPLORE_DIRECTIONS)}
         )
     if (
         isinstance(path_length, bool)
@@ -84,7 +84,7 @@ def explore_subgraph(
         or not MIN_PATH_LENGTH <= path_length <= MAX_PATH_LENGTH
     ):
         raise DomainError(
-            ErrorCode.INVALID_PATH_LENGTH,
+            QueryErrorCode.INVALID_PATH_LENGTH,
             {"value": path_length, "min": MIN_PATH_LENGTH, "max": MAX_PATH_LENGTH},
         )
     page_size = check_limit(limit)

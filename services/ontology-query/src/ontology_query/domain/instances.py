@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ontology_query.domain.conditions import BoundCondition, bind_condition
-from ontology_query.domain.errors import DomainError, ErrorCode, limit_error
+from ontology_query.domain.errors import DomainError, QueryErrorCode, limit_error
 from ontology_query.domain.model import ObjectInstance, ObjectType
 from ontology_query.domain.ordering import Ordering, SortKey, parse_sort
 from ontology_query.domain.results import ObjectView
@@ -40,7 +40,7 @@ def require_object_type(store: OntologyStore, ot_id: object, **context: object) 
     """The object type ``ot_id`` or ``UNKNOWN_OBJECT_TYPE``."""
     object_type = store.object_type(ot_id) if isinstance(ot_id, str) else None
     if object_type is None:
-        raise DomainError(ErrorCode.UNKNOWN_OBJECT_TYPE, {"object_type_id": ot_id, **context})
+        raise DomainError(QueryErrorCode.UNKNOWN_OBJECT_TYPE, {"object_type_id": ot_id, **context})
     return object_type
 
 
@@ -58,9 +58,9 @@ def check_offset(offset: object, cursor: object, cursor_name: str) -> int:
     if offset is None:
         return 0
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise DomainError(ErrorCode.INVALID_OFFSET, {"value": offset})
+        raise DomainError(QueryErrorCode.INVALID_OFFSET, {"value": offset})
     if offset and cursor is not None:
-        raise DomainError(ErrorCode.OFFSET_AND_SEARCH_AFTER, {"cursor_name": cursor_name})
+        raise DomainError(QueryErrorCode.OFFSET_AND_SEARCH_AFTER, {"cursor_name": cursor_name})
     return offset
 
 
@@ -202,8 +202,8 @@ def _decode_cursor(cursor: object, ordering: Ordering, fingerprint: str) -> Sort
             raise ValueError
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise DomainError(
-            ErrorCode.INVALID_CURSOR, {"cursor_name": "cursor"}, variant="malformed"
+            QueryErrorCode.INVALID_CURSOR, {"cursor_name": "cursor"}, variant="malformed"
         ) from None
     if body.get("q") != fingerprint:
-        raise DomainError(ErrorCode.INVALID_CURSOR, {"cursor_name": "cursor"}, variant="mismatch")
+        raise DomainError(QueryErrorCode.INVALID_CURSOR, {"cursor_name": "cursor"}, variant="mismatch")
     return ordering.decode(body.get("v"), "cursor")

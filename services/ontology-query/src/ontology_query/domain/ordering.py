@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ontology_query.domain.errors import DomainError, ErrorCode
+from ontology_query.domain.errors import DomainError, QueryErrorCode
 from ontology_query.domain.model import ObjectInstance, ObjectType, PropertyType
 from ontology_query.domain.values import Canonical, JsonScalar, from_json, normalize, to_json
 
@@ -31,7 +31,7 @@ def parse_sort(raw: object, object_type: ObjectType) -> tuple[SortSpec, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, (list, tuple)):
-        raise DomainError(ErrorCode.INVALID_SORT, {"index": 0}, variant="shape")
+        raise DomainError(QueryErrorCode.INVALID_SORT, {"index": 0}, variant="shape")
     specs: list[SortSpec] = []
     for i, item in enumerate(raw):
         if isinstance(item, SortSpec):
@@ -40,16 +40,16 @@ def parse_sort(raw: object, object_type: ObjectType) -> tuple[SortSpec, ...]:
             direction = item.get("direction", "asc")
             if direction not in ("asc", "desc"):
                 raise DomainError(
-                    ErrorCode.INVALID_SORT,
+                    QueryErrorCode.INVALID_SORT,
                     {"field": item["field"], "direction": direction},
                     variant="direction",
                 )
             spec = SortSpec(item["field"], "asc" if direction == "asc" else "desc")
         else:
-            raise DomainError(ErrorCode.INVALID_SORT, {"index": i}, variant="shape")
+            raise DomainError(QueryErrorCode.INVALID_SORT, {"index": i}, variant="shape")
         if object_type.get_property(spec.field) is None:
             raise DomainError(
-                ErrorCode.UNKNOWN_FIELD,
+                QueryErrorCode.UNKNOWN_FIELD,
                 {"object_type_id": object_type.id, "field": spec.field, "path": f"sort[{i}]"},
             )
         specs.append(spec)
@@ -138,4 +138,4 @@ class Ordering:
 
 
 def _malformed(cursor_name: str) -> DomainError:
-    return DomainError(ErrorCode.INVALID_CURSOR, {"cursor_name": cursor_name}, variant="malformed")
+    return DomainError(QueryErrorCode.INVALID_CURSOR, {"cursor_name": cursor_name}, variant="malformed")

@@ -18,8 +18,8 @@ from typing import Any
 from ontology_query.domain.conditions import BoundCondition, bind_condition
 from ontology_query.domain.errors import (
     DomainError,
-    ErrorCode,
     GivenKind,
+    QueryErrorCode,
     TypePathError,
     TypePathMismatch,
 )
@@ -68,7 +68,7 @@ def resolve_type_path(store: OntologyStore, raw: object, path_index: int = 1) ->
         or (len(edges_raw) != len(nodes_raw) - 1)
     ):
         raise DomainError(
-            ErrorCode.INVALID_TYPE_PATH,
+            QueryErrorCode.INVALID_TYPE_PATH,
             {
                 "path_index": path_index,
                 "object_type_count": len(nodes_raw) if isinstance(nodes_raw, list) else 0,
@@ -111,13 +111,13 @@ def _edge(
     relation_type = store.relation_type(rt_id) if isinstance(rt_id, str) else None
     if relation_type is None:
         raise DomainError(
-            ErrorCode.UNKNOWN_RELATION_TYPE,
+            QueryErrorCode.UNKNOWN_RELATION_TYPE,
             {"relation_type_id": rt_id, "path_index": path_index, "edge_index": edge_index},
         )
     direction = edge.get("direction")
     if direction is not None and direction not in EDGE_DIRECTIONS:
         raise DomainError(
-            ErrorCode.INVALID_DIRECTION,
+            QueryErrorCode.INVALID_DIRECTION,
             {"value": direction, "allowed": list(EDGE_DIRECTIONS), "edge_index": edge_index},
         )
 

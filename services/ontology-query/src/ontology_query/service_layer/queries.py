@@ -16,9 +16,9 @@ from typing import Any
 
 from ontology_query.domain import (
     DomainError,
-    ErrorCode,
     ObjectType,
     OntologyStore,
+    QueryErrorCode,
     explore_subgraph,
     query_instance_subgraph,
     query_object_instance,
@@ -57,7 +57,7 @@ def _logic_params(
 def _exclusive(offset: object, cursor: object, cursor_name: str) -> None:
     """Offset and cursor paging are mutually exclusive, even with ``offset: 0``."""
     if offset is not None and cursor is not None:
-        raise api_error(DomainError(ErrorCode.OFFSET_AND_SEARCH_AFTER,
+        raise api_error(DomainError(QueryErrorCode.OFFSET_AND_SEARCH_AFTER,
                                     {"cursor_name": cursor_name}))
 
 
@@ -90,7 +90,7 @@ def object_instances(
     _validated(lambda: bind_condition(condition, object_type))
     for i, name in enumerate(properties or ()):
         if object_type.get_property(name) is None:
-            raise api_error(DomainError(ErrorCode.UNKNOWN_FIELD, {
+            raise api_error(DomainError(QueryErrorCode.UNKNOWN_FIELD, {
                 "object_type_id": ot_id, "field": name, "path": f"properties[{i}]"}))
     policy = policies.check(object_type, condition, sort)
     page = _validated(lambda: query_object_instance(
