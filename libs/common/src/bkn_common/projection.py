@@ -36,6 +36,7 @@ from bkn_common.checkpoint import (
     check_offsets,
     encode,
 )
+from bkn_common.dead_letter import dead_letter
 from bkn_common.events import Event, EventRecord, PoisonMessage, decode_event
 from bkn_common.kafka import topic_partitions
 from bkn_common.kafka_connection import KafkaConnection, kafka_connection
@@ -389,20 +390,8 @@ class ProjectionRunner:
 
     async def _dead_letter(self, record: ConsumerRecord[bytes, bytes], reason: str) -> None:
         assert self._producer is not None
-        log.warning(
-            "%s: dead-lettering %s[%d]@%d: %s",
-            self._consumer_name, record.topic, record.partition, record.offset, reason,
-        )
-        headers = [
-            ("dlq.reason", reason.encode()),
-            ("dlq.consumer", self._consumer_name.encode()),
-            ("dlq.topic", record.topic.encode()),
-            ("dlq.partition", str(record.partition).encode()),
-            ("dlq.offset", str(record.offset).encode()),
-        ]
-        await self._producer.send_and_wait(
-            self._dlq_topic, value=record.value, key=record.key, headers=headers
-        )
+        await dead_letter(self._producer, self._dlq_topic, record, reason,
+                          consumer=self._consumer_name)
         self.dead_lettered += 1
 
     def _check_caught_up(self) -> None:

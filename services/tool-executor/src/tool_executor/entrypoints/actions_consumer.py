@@ -18,6 +18,7 @@ import logging
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
 from bkn_common import events as ev
+from bkn_common.dead_letter import dead_letter
 from bkn_common.events import PoisonMessage, decode_event
 from bkn_common.kafka_connection import KafkaConnection
 from bkn_common.settings import ServiceSettings
@@ -127,16 +128,7 @@ class ActionConsumer:
 
     async def _dead_letter(self, record: ConsumerRecord[bytes, bytes], reason: str) -> None:
         assert self._producer is not None
-        log.warning("dead-lettering %s[%d]@%d: %s",
-                    record.topic, record.partition, record.offset, reason)
-        headers = [
-            ("dlq.reason", reason.encode()),
-            ("dlq.consumer", f"{CONSUMER_NAME}-actions".encode()),
-            ("dlq.topic", record.topic.encode()),
-            ("dlq.partition", str(record.partition).encode()),
-            ("dlq.offset", str(record.offset).encode()),
-        ]
-        await self._producer.send_and_wait(self._dlq, value=record.value, key=record.key,
-                                           headers=headers)
+        await dead_letter(self._producer, self._dlq, record, reason,
+                          consumer=f"{CONSUMER_NAME}-actions")
         self.dead_lettered += 1
 
