@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -10,9 +10,10 @@ import pytest
 
 from trace_recorder.adapters.memory_coordination import MemoryCoordination
 from trace_recorder.adapters.memory_sink import MemoryEventSink
-from trace_recorder.service_layer.core import Core, Policy
 from trace_recorder.service_layer.interactions import Lifecycle, StartCommand
 from trace_recorder.service_layer.operations import BeginCommand, Operations
+from trace_recorder.service_layer.policy import Policy
+from trace_recorder.service_layer.recording import Core
 from trace_recorder.service_layer.store import TraceStore
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -45,7 +46,7 @@ class Rig:
 
     def rebuild(self, **policy: Any) -> None:
         """(Re)wire the handlers, optionally with a different policy; state is kept."""
-        self.policy = replace(self.policy, **policy)
+        self.policy = self.policy.model_copy(update=policy)
         self.core = Core(self.store, self.sink, self.coordination, self.policy, clock=self.clock)
         self.lifecycle = Lifecycle(self.core)
         self.operations = Operations(self.core)

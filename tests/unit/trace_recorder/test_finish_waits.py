@@ -11,8 +11,8 @@ import pytest
 
 from bkn_common import events as ev
 from trace_recorder.domain.rules import operation_id_for, operation_key, receipt_id_for
-from trace_recorder.service_layer.core import Keys
 from trace_recorder.service_layer.interactions import FinishCommand
+from trace_recorder.service_layer.keys import Keys
 from trace_recorder.service_layer.operations import CompleteCommand
 from trace_recorder.service_layer.views import conversation_view, interaction_view
 

@@ -28,11 +28,11 @@ from bkn_common.service import (
 from bkn_common.topics import projection_topics
 from trace_recorder.adapters.redis_coordination import RedisCoordination
 from trace_recorder.entrypoints.http import install_trace_errors, router
-from trace_recorder.service_layer.core import Core
 from trace_recorder.service_layer.health import Health
 from trace_recorder.service_layer.interactions import Lifecycle
 from trace_recorder.service_layer.operations import Operations
 from trace_recorder.service_layer.ports import StoreUnavailable, TraceView
+from trace_recorder.service_layer.recording import Core
 from trace_recorder.service_layer.retention import prune_forever
 from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.settings import TraceRecorderSettings

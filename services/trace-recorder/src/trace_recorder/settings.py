@@ -9,32 +9,22 @@ from pydantic import SecretStr
 from pydantic_settings import SettingsConfigDict
 
 from bkn_common.settings import ServiceSettings
-from trace_recorder.service_layer.core import Policy
+from trace_recorder.service_layer.policy import Policy, PolicyFields
 
 
-class TraceRecorderSettings(ServiceSettings):
+class TraceRecorderSettings(ServiceSettings, PolicyFields):
+    """The shared infra settings, the handlers' policy (:mod:`~trace_recorder.service_layer.policy`)
+    and the store's."""
+
     model_config = SettingsConfigDict(
         env_prefix="TRACE_RECORDER_", extra="ignore", populate_by_name=True
     )
 
     service_name: str = "trace-recorder"
     port: int = 30783
-    capture_enabled: bool = True
-    """Policy: ``TRACE_RECORDER_CAPTURE_ENABLED=false`` keeps ids but records no operations."""
-    lease_seconds: int = 300
-    max_operations_per_interaction: int = 128
     redis_prefix: str = "bkn:trace:"
-    idempotency_ttl_seconds: int = 7 * 24 * 3600
-    host_mapping_ttl_seconds: int = 90 * 24 * 3600
-    max_result_bytes: int = 256 * 1024
-    pending_timeout_seconds: int = 120
-    publish_timeout_seconds: float = 10.0
-    lock_timeout_seconds: float = 5.0
     replay_wait_seconds: float = 10.0
     probe_timeout_seconds: float = 0.5
-    finish_wait_seconds: float = 10.0
-    """How long finish waits for the interaction's operations still completing (any replica);
-    keep it below the gateway's ``GATEWAY_INTERNAL_TIMEOUT_SECONDS``."""
     store: Literal["sqlite", "postgresql", "memory"] = "sqlite"
     """Where the view lives: ``sqlite`` (one file, one replica), ``postgresql`` (shared by
     replicas) or ``memory`` (tests; rebuilt from offset zero at every start)."""
@@ -53,15 +43,4 @@ class TraceRecorderSettings(ServiceSettings):
     replica_count: int = 1
 
     def policy(self) -> Policy:
-        return Policy(
-            capture_enabled=self.capture_enabled,
-            lease_seconds=self.lease_seconds,
-            max_operations_per_interaction=self.max_operations_per_interaction,
-            idempotency_ttl_seconds=self.idempotency_ttl_seconds,
-            host_mapping_ttl_seconds=self.host_mapping_ttl_seconds,
-            max_result_bytes=self.max_result_bytes,
-            publish_timeout_seconds=self.publish_timeout_seconds,
-            lock_timeout_seconds=self.lock_timeout_seconds,
-            pending_timeout_seconds=self.pending_timeout_seconds,
-            finish_wait_seconds=self.finish_wait_seconds,
-        )
+        return Policy.of(self)

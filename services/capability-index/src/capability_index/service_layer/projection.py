@@ -62,14 +62,15 @@ class CapabilityIndex:
         if not self.catalog.apply(record):
             return
         event = record.event
-        if isinstance(event, ev.ToolboxUpserted):
-            self._reindex_owner("function", event.id, [t.id for t in event.tools])
-        elif isinstance(event, ev.McpServerUpserted):
-            self._reindex_owner("mcp_tool", event.id, [t.id for t in event.tools])
-        elif isinstance(event, ev.SkillUpserted):
-            doc = skill_document(event)
-            self._store(ev.CapabilityRef(capability_type="skill", capability_id=event.id), None)
-            self.lexical.upsert(doc)
+        match event:
+            case ev.ToolboxUpserted():
+                self._reindex_owner("function", event.id, [t.id for t in event.tools])
+            case ev.McpServerUpserted():
+                self._reindex_owner("mcp_tool", event.id, [t.id for t in event.tools])
+            case ev.SkillUpserted():
+                doc = skill_document(event)
+                self._store(ev.CapabilityRef(capability_type="skill", capability_id=event.id), None)
+                self.lexical.upsert(doc)
 
     def _reindex_owner(self, capability_type: str, owner_id: str, tool_ids: Sequence[str]) -> None:
         current = {

@@ -31,20 +31,20 @@ register_messages(
             "en-US": "conversation_mode {mode} does not fit conversation_id: new starts a conversation and must not carry conversation_id; continue needs the conversation_id returned by start.",
         },
         TraceCode.CONVERSATION_NOT_FOUND: {
-            "zh-CN": "会话 {conversation_id} 不存在或不属于当前账号；请使用 start_interaction 返回的 conversation_id，或以 new 模式开始新会话。",
-            "en-US": "Conversation {conversation_id} does not exist or belongs to another account; use a conversation_id returned by start_interaction, or start a new conversation with mode new.",
+            "zh-CN": "会话 {conversation_id} 不存在或不属于当前账号；请使用 bkn_start_interaction 返回的 conversation_id，或以 new 模式开始新会话。",
+            "en-US": "Conversation {conversation_id} does not exist or belongs to another account; use a conversation_id returned by bkn_start_interaction, or start a new conversation with mode new.",
         },
         TraceCode.INTERACTION_NOT_FOUND: {
-            "zh-CN": "交互 {interaction_id} 不存在、不属于所给会话或不属于当前账号；ID 必须来自 start_interaction。",
-            "en-US": "Interaction {interaction_id} does not exist, is not part of the given conversation, or belongs to another account; ids must come from start_interaction.",
+            "zh-CN": "交互 {interaction_id} 不存在、不属于所给会话或不属于当前账号；ID 必须来自 bkn_start_interaction。",
+            "en-US": "Interaction {interaction_id} does not exist, is not part of the given conversation, or belongs to another account; ids must come from bkn_start_interaction.",
         },
         TraceCode.INTERACTION_ACTIVE: {
             "zh-CN": "会话 {conversation_id} 中已有进行中的交互 {active_interaction_id}；请先 finish 它，或等待其租约过期。",
             "en-US": "Conversation {conversation_id} already has an active interaction {active_interaction_id}; finish it first or wait for its lease to expire.",
         },
         TraceCode.INTERACTION_NOT_ACTIVE: {
-            "zh-CN": "交互 {interaction_id} 已结束（{status}），不能再记录操作；请用 start_interaction 开始新的交互。",
-            "en-US": "Interaction {interaction_id} is no longer active ({status}); no more operations can be recorded. Start a new interaction with start_interaction.",
+            "zh-CN": "交互 {interaction_id} 已结束（{status}），不能再记录操作；请用 bkn_start_interaction 开始新的交互。",
+            "en-US": "Interaction {interaction_id} is no longer active ({status}); no more operations can be recorded. Start a new interaction with bkn_start_interaction.",
         },
         TraceCode.INTERACTION_FINISHED: {
             "zh-CN": "交互 {interaction_id} 已以 {outcome} 结束，不能以不同结果再次结束。",

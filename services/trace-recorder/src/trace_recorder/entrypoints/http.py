@@ -12,7 +12,6 @@ from starlette.responses import Response
 from bkn_common.errors import ApiError
 from bkn_common.http import error_response
 from trace_recorder.domain.errors import TraceCode
-from trace_recorder.service_layer.core import unavailable
 from trace_recorder.service_layer.health import Health
 from trace_recorder.service_layer.interactions import FinishCommand, Lifecycle, StartCommand
 from trace_recorder.service_layer.operations import (
@@ -22,6 +21,7 @@ from trace_recorder.service_layer.operations import (
     Operations,
 )
 from trace_recorder.service_layer.ports import CoordinationUnavailable, StoreUnavailable, TraceView
+from trace_recorder.service_layer.recording import unavailable
 from trace_recorder.service_layer.views import conversation_view, interaction_view
 
 Account = Annotated[str, Header(alias="X-BKN-Account", min_length=1)]

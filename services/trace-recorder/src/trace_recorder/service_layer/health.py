@@ -6,8 +6,8 @@ import asyncio
 import contextlib
 from typing import Protocol
 
-from trace_recorder.service_layer.core import unavailable
 from trace_recorder.service_layer.ports import Coordination
+from trace_recorder.service_layer.recording import unavailable
 
 
 class ProjectionState(Protocol):

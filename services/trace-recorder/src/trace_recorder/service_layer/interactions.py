@@ -19,7 +19,8 @@ from trace_recorder.domain.rules import (
     new_conversation_id,
     new_interaction_id,
 )
-from trace_recorder.service_layer.core import Core, Keys, PublishFailed, unavailable
+from trace_recorder.service_layer.keys import Keys
+from trace_recorder.service_layer.recording import Core, PublishFailed, unavailable
 from trace_recorder.service_layer.settling import settle
 
 Outcome = Literal["completed", "failed", "cancelled", "handed_off"]

@@ -20,8 +20,9 @@ from trace_recorder.domain.rules import (
     operation_key,
     receipt_id_for,
 )
-from trace_recorder.service_layer.core import Core, Keys, PublishFailed, unavailable
+from trace_recorder.service_layer.keys import Keys
 from trace_recorder.service_layer.ports import OperationClaim
+from trace_recorder.service_layer.recording import Core, PublishFailed, unavailable
 
 
 @dataclass(frozen=True)

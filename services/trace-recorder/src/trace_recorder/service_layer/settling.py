@@ -16,7 +16,8 @@ import asyncio
 import time
 
 from trace_recorder.domain.rules import abandoned
-from trace_recorder.service_layer.core import Core, Keys
+from trace_recorder.service_layer.keys import Keys
+from trace_recorder.service_layer.recording import Core
 
 _FIRST_POLL, _LONGEST_POLL = 0.005, 0.05
 

@@ -79,18 +79,19 @@ class TraceStore:
 
     def apply_event(self, event: ev.Event) -> None:
         """Apply one event idempotently; events of other types are ignored."""
-        if isinstance(event, ev.InteractionStarted):
-            self._started(event)
-        elif isinstance(event, ev.InteractionFinished):
-            self._finished(event)
-        elif isinstance(event, ev.OperationRecorded):
-            self._operation(event)
-        elif isinstance(event, ev.EvidenceRecorded):
-            self._evidence(event)
-        elif isinstance(event, ev.ExecutionReceiptRecorded):
-            self._receipt(event)
-        elif isinstance(event, ev.SpanExported):
-            self._span(event)
+        match event:
+            case ev.InteractionStarted():
+                self._started(event)
+            case ev.InteractionFinished():
+                self._finished(event)
+            case ev.OperationRecorded():
+                self._operation(event)
+            case ev.EvidenceRecorded():
+                self._evidence(event)
+            case ev.ExecutionReceiptRecorded():
+                self._receipt(event)
+            case ev.SpanExported():
+                self._span(event)
 
     def _started(self, e: ev.InteractionStarted) -> None:
         conversation = self.conversations.get(e.conversation_id)
