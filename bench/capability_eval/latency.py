@@ -34,7 +34,7 @@ try:
 except ImportError:
     sys.path.insert(0, str(REPO / "services" / "capability-index" / "src"))
     from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
-from capability_index.domain.embeddings import embedder_from_setting  # noqa: E402
+from capability_index.adapters.embedders import embedder_from_setting  # noqa: E402
 from capability_index.domain.fusion import FusionConfig  # noqa: E402
 
 

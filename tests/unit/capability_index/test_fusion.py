@@ -6,22 +6,20 @@ so no model is needed here.
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 import pytest
 
-from capability_index.domain import embeddings as emb_mod
+from capability_index.adapters.embedders import embedder_from_setting
 from capability_index.domain.embeddings import (
     Embedder,
     EmbeddingsUnavailable,
     VectorStore,
-    cosine,
-    embedder_from_env,
-    embedder_from_setting,
     embedding_text,
-    normalize,
 )
 from capability_index.domain.fusion import (
     SCORE,
@@ -64,6 +62,46 @@ class FakeEmbedder:
     def embed_query(self, text: str) -> list[float]:
         self.query_calls.append(text)
         return self.vector(text)
+
+
+# ---------------------------------------------------------------- pure-Python reference
+def normalize(vector: Iterable[float]) -> tuple[float, ...]:
+    """L2-normalised copy (a zero vector stays zero)."""
+    vec = tuple(float(x) for x in vector)
+    norm = math.sqrt(sum(x * x for x in vec))
+    if norm == 0.0 or not math.isfinite(norm):
+        return tuple(0.0 for _ in vec)
+    return tuple(x / norm for x in vec)
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine of two *normalised* vectors (their dot product)."""
+    return math.fsum(x * y for x, y in zip(a, b, strict=True))
+
+
+class ReferenceStore:
+    """How :class:`VectorStore` must rank: every document embedded afresh, brute force."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.texts: dict[str, str] = {}
+
+    def upsert(self, capability_id: str, text: str) -> None:
+        self.texts[capability_id] = text
+
+    def remove(self, capability_id: str) -> None:
+        self.texts.pop(capability_id, None)
+
+    def rank(self, query: str, *, candidates: AbstractSet[str] | None, limit: int,
+             min_similarity: float = 0.0) -> list[tuple[str, float]]:
+        qvec = normalize(self.embedder.embed_query(query))
+        if not any(qvec):
+            return []
+        ids = sorted(self.texts if candidates is None else candidates & self.texts.keys())
+        vectors = self.embedder.embed_documents([self.texts[d] for d in ids])
+        kept = [(d, s) for d, v in zip(ids, vectors, strict=True)
+                if (s := cosine(normalize(v), qvec)) > min_similarity]
+        return heapq.nsmallest(limit, kept, key=lambda kv: (-kv[1], kv[0]))
 
 
 def doc(cid: str, name: str, description: str = "", params: tuple[str, ...] = ()) -> CapabilityDoc:
@@ -182,11 +220,10 @@ def test_vector_store_caches_query_vectors() -> None:
     assert uncached.query_calls == ["invoice"] * 3
 
 
-def test_vector_store_pure_python_fallback_matches_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vector_store_matches_the_pure_python_reference() -> None:
     texts = {c.capability_id: embedding_text(c.name, c.description) for c in CATALOG}
 
-    def ranked() -> list[list[tuple[str, float]]]:
-        store = VectorStore(FakeEmbedder())
+    def ranked(store: VectorStore | ReferenceStore) -> list[list[tuple[str, float]]]:
         for cid, text in texts.items():
             store.upsert(cid, text)
         out = []
@@ -195,9 +232,8 @@ def test_vector_store_pure_python_fallback_matches_numpy(monkeypatch: pytest.Mon
             out.append(store.rank(q, candidates=frozenset({"c-stock", "c-inv-get"}), limit=10))
         return out
 
-    with_numpy = ranked()
-    monkeypatch.setattr(emb_mod, "_np", None)
-    without = ranked()
+    with_numpy = ranked(VectorStore(FakeEmbedder()))
+    without = ranked(ReferenceStore(FakeEmbedder()))
     assert [[d for d, _ in r] for r in with_numpy] == [[d for d, _ in r] for r in without]
     for a, b in zip(with_numpy, without, strict=True):
         assert [s for _, s in a] == pytest.approx([s for _, s in b], abs=1e-6)
@@ -207,14 +243,12 @@ def _by_score(hits: list[tuple[str, float]]) -> list[tuple[float, str]]:
     return sorted((-round(x, 5), d) for d, x in hits)
 
 
-def test_vector_store_churn_matches_pure_python(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vector_store_churn_matches_pure_python() -> None:
     """Row reuse, growth and in-place updates give the same rankings as plain dicts."""
     words = [w for concept in CONCEPTS for w in concept]
     rng = random.Random(3)
     fast = VectorStore(FakeEmbedder())
-    monkeypatch.setattr(emb_mod, "_np", None)
-    slow = VectorStore(FakeEmbedder())
-    monkeypatch.undo()
+    slow = ReferenceStore(FakeEmbedder())
     live: set[str] = set()
     for step in range(400):
         cid = f"d{rng.randrange(60)}"
@@ -341,8 +375,6 @@ def test_embedder_from_setting() -> None:
         assert embedder_from_setting(off) is None
     with pytest.raises(EmbeddingsUnavailable):
         embedder_from_setting("no-such-model")
-    assert embedder_from_env({}) is None
-    assert embedder_from_env({"CAPABILITY_INDEX_EMBEDDINGS": "off"}) is None
 
 
 def test_fake_embedder_satisfies_the_protocol() -> None:

@@ -19,7 +19,7 @@ from bkn_common.service import (
     state_router,
 )
 from bkn_common.topics import projection_topics
-from capability_index.domain.embeddings import embedder_from_setting
+from capability_index.adapters.embedders import embedder_from_setting
 from capability_index.domain.tokenizer import warm
 from capability_index.entrypoints.http import router
 from capability_index.service_layer.projection import CapabilityIndex
