@@ -15,7 +15,7 @@ from tests.support.infra import Infra
 from tests.support.mesh import RunningMesh, running_mesh
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def mesh(infra: Infra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMesh]:
     env = {"GATEWAY_ACCESS_CACHE_SECONDS": "0"}
     with running_mesh(infra, tmp_path_factory.mktemp("actions-mesh"), extra_env=env) as m:

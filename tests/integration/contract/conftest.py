@@ -11,7 +11,7 @@ from tests.support.infra import Infra
 from tests.support.mesh import RunningMesh, running_mesh
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def mesh(infra: Infra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMesh]:
     with running_mesh(infra, tmp_path_factory.mktemp("contract-mesh")) as running:
         yield running

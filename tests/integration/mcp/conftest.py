@@ -20,13 +20,13 @@ from tests.support.mesh import RunningMesh, running_mesh
 SPARE_OFFSET = 20
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def mesh(infra: Infra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMesh]:
     with running_mesh(infra, tmp_path_factory.mktemp("mcp-mesh")) as running:
         yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def spare_port(mesh: RunningMesh) -> Callable[[], int]:
     """A port for another gateway process of the same mesh (never used twice)."""
     next_offset = [SPARE_OFFSET]

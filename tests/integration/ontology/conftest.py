@@ -74,7 +74,7 @@ def _started(infra: Infra, run_dir: Path, env: dict[str, str]) -> Iterator[Runni
         yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def mesh(infra: Infra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningMesh]:
     env = {
         "GATEWAY_PERMISSION_REQUEST_PATH_TEMPLATE": REQUEST_TEMPLATE,
