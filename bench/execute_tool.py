@@ -8,34 +8,52 @@ every call also records an operation in the trace core and a receipt on Kafka) a
 ``POST /fx/convert`` on the demo finance API with httpx. N=300 of each, sequential, the two
 interleaved so both see the same machine load. Reports both p50s and the added latency.
 
+Also what a managed call costs Kafka: records per call by topic (end offsets of every topic of
+the mesh before and after the calls, once nothing more arrives) and the broker's CPU per call
+(utime + stime of its process from /proc). By default the mesh runs on a broker of the
+benchmark's own (so its CPU is this benchmark's alone), after measuring its idle CPU with the
+mesh up; ``BENCH_SHARED_KAFKA=1`` uses the shared local broker instead (its CPU then also
+counts everyone else's traffic). ``ROUNDS`` rounds after one warm-up; the summary is the
+median of the rounds.
+
 Measurements only, nothing asserted. Results: bench/results/execute_tool.json.
 """
 
 from __future__ import annotations
 
+import os
+import statistics
 import sys
 import time
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.harness import (
+    Broker,
     bench_mesh,
     cpu_per_request,
     cpu_snapshot,
     latency_summary,
     mesh_processes,
     print_table,
+    private_kafka,
+    records_per_call,
+    settled_end_offsets,
+    shared_broker,
     write_result,
 )
 
 N = 300
 WARMUP = 10
+ROUNDS = 3
+IDLE_SECONDS = 10.0
 ARGUMENTS = {"amount": 1200, "from": "USD", "to": "CNY"}
 
 
-def _measure(layout: Any, key: str) -> dict[str, Any]:
+def _measure(layout: Any, key: str, broker: Broker) -> dict[str, Any]:
     import httpx
 
     finance = layout.urls()["finance_api"]
@@ -65,11 +83,9 @@ def _measure(layout: Any, key: str) -> dict[str, Any]:
             "tool_id": "tool_fx_convert",
             "arguments": ARGUMENTS,
         }
-        errors = {"execute_tool": 0, "direct": 0}
-        samples: dict[str, list[float]] = {"execute_tool": [], "direct": []}
         answers: dict[str, Any] = {}
 
-        def once(name: str, record: bool) -> None:
+        def once(name: str, samples: dict[str, list[float]], errors: dict[str, int]) -> None:
             began = time.perf_counter()
             if name == "direct":
                 response = direct.post(f"{finance}/fx/convert", json=ARGUMENTS)
@@ -80,76 +96,131 @@ def _measure(layout: Any, key: str) -> dict[str, Any]:
                 errors[name] += 1
                 return
             answers[name] = response.json()
-            if record:
-                samples[name].append(elapsed)
+            samples[name].append(elapsed)
 
         for _ in range(WARMUP):
-            once("direct", False)
-            once("execute_tool", False)
+            once("direct", {"direct": [], "execute_tool": []}, {"direct": 0, "execute_tool": 0})
+            once("execute_tool", {"direct": [], "execute_tool": []}, {"direct": 0, "execute_tool": 0})
         processes = mesh_processes(layout)
-        before = cpu_snapshot(processes)
-        for i in range(N):
-            if i % 100 == 0:
-                body["bkn_context"] = new_context()  # not timed
-            once("direct", True)
-            once("execute_tool", True)
-        time.sleep(1.0)  # background completions and span batches (500 ms) land
-        cpu = cpu_per_request(before, cpu_snapshot(processes), N)
+        if broker.pid is not None:
+            processes["kafka"] = broker.pid
+        offsets = settled_end_offsets(layout)
+        idle_before = cpu_snapshot(processes)
+        time.sleep(IDLE_SECONDS)  # the mesh up and idle: what the broker burns with no traffic
+        idle = cpu_per_request(idle_before, cpu_snapshot(processes), 1)
+        idle_ms_per_s = {name: ms / IDLE_SECONDS for name, ms in idle.items()}
+
+        rounds = []
+        for _ in range(ROUNDS):
+            errors = {"execute_tool": 0, "direct": 0}
+            samples: dict[str, list[float]] = {"execute_tool": [], "direct": []}
+            before = cpu_snapshot(processes)
+            began = time.monotonic()
+            for i in range(N):
+                if i % 100 == 0:
+                    body["bkn_context"] = new_context()  # not timed
+                once("direct", samples, errors)
+                once("execute_tool", samples, errors)
+            after_offsets = settled_end_offsets(layout)  # background completions and span batches land
+            seconds = time.monotonic() - began
+            cpu = cpu_per_request(before, cpu_snapshot(processes), N)
+            records = records_per_call(offsets, after_offsets, N)
+            offsets = after_offsets
+            rounds.append({
+                "execute_tool": {**latency_summary(samples["execute_tool"]), "errors": errors["execute_tool"]},
+                "direct": {**latency_summary(samples["direct"]), "errors": errors["direct"]},
+                "added_p50_ms": statistics.median(samples["execute_tool"]) - statistics.median(samples["direct"]),
+                "cpu_ms_per_pair": cpu,
+                # the broker's idle burn over the round's length is not the calls' doing
+                "kafka_cpu_ms_per_call": cpu.get("kafka", float("nan")),
+                "kafka_cpu_ms_per_call_minus_idle": cpu.get("kafka", float("nan"))
+                - idle_ms_per_s.get("kafka", 0.0) * seconds / N,
+                "records_per_call": records,
+                "records_per_call_total": sum(records.values()),
+                "seconds": seconds,
+            })
         stats_after = direct.get(f"{finance}/_stats").json()
     return {
-        "execute_tool": {**latency_summary(samples["execute_tool"]), "errors": errors["execute_tool"]},
-        "direct": {**latency_summary(samples["direct"]), "errors": errors["direct"]},
+        "rounds": rounds,
+        "idle_cpu_ms_per_s": idle_ms_per_s,
         "same_answer": answers.get("execute_tool") == answers.get("direct"),
         "upstream_fx_convert_calls": stats_after.get("fx_convert"),
-        "cpu_ms_per_pair": cpu,
     }
+
+
+def _median(rounds: list[dict[str, Any]], *path: str) -> float:
+    values = []
+    for r in rounds:
+        value: Any = r
+        for step in path:
+            value = value.get(step, 0.0)
+        values.append(float(value))
+    return statistics.median(values)
+
+
+def _broker() -> AbstractContextManager[Broker]:
+    if os.environ.get("BENCH_SHARED_KAFKA") == "1":
+        return nullcontext(shared_broker())
+    return private_kafka("execute")
 
 
 def main() -> dict[str, Any]:
-    with bench_mesh("execute") as (layout, _key, keys):
-        result = _measure(layout, keys["dev"])
-    gateway, direct = result["execute_tool"], result["direct"]
-    added = {
-        "p50_ms": gateway["p50_ms"] - direct["p50_ms"],
-        "p90_ms": gateway["p90_ms"] - direct["p90_ms"],
-        "p99_ms": gateway["p99_ms"] - direct["p99_ms"],
-    }
+    with _broker() as broker, bench_mesh("execute", kafka=broker.bootstrap) as (layout, _key, keys):
+        result = _measure(layout, keys["dev"], broker)
+    rounds = result["rounds"]
+    gateway = {k: _median(rounds, "execute_tool", k) for k in ("n", "p50_ms", "p90_ms", "p99_ms", "mean_ms", "errors")}
+    direct = {k: _median(rounds, "direct", k) for k in ("n", "p50_ms", "p90_ms", "p99_ms", "mean_ms", "errors")}
+    added = {q: _median([{"d": r["execute_tool"][q] - r["direct"][q]} for r in rounds], "d")
+             for q in ("p50_ms", "p90_ms", "p99_ms", "mean_ms")}
     print_table(
-        f"execute_tool vs direct upstream call (fx_convert, N={N} each, sequential)",
+        f"execute_tool vs direct upstream call (fx_convert, N={N} each, sequential, interleaved; "
+        f"median of {ROUNDS} rounds)",
         [
-            {
-                "path": name,
-                "n": int(r["n"]),
-                "p50_ms": r["p50_ms"],
-                "p90_ms": r["p90_ms"],
-                "p99_ms": r["p99_ms"],
-                "mean_ms": r["mean_ms"],
-                "errors": r["errors"],
-            }
+            {"path": name, "n": int(r["n"]), "p50_ms": r["p50_ms"], "p90_ms": r["p90_ms"],
+             "p99_ms": r["p99_ms"], "mean_ms": r["mean_ms"], "errors": r["errors"]}
             for name, r in (("execute_tool (REST, managed)", gateway), ("finance API directly", direct))
         ]
-        + [
-            {
-                "path": "added by the mesh",
-                "n": N,
-                **added,
-                "mean_ms": gateway["mean_ms"] - direct["mean_ms"],
-                "errors": "",
-            }
-        ],
+        + [{"path": "added by the mesh", "n": N, **added, "errors": ""}],
     )
+    print("   added p50 by round (ms): " + ", ".join(f"{r['added_p50_ms']:.2f}" for r in rounds))
     print(f"   same answer: {result['same_answer']}; upstream fx_convert calls: {result['upstream_fx_convert_calls']}")
-    cpu = result["cpu_ms_per_pair"]
+    topics = sorted({t for r in rounds for t in r["records_per_call"]})
+    records = {t: _median(rounds, "records_per_call", t) for t in topics}
     print_table(
-        "CPU per managed execute_tool plus one direct call, by process (ms; 2 cores, so the "
-        "work after the answer competes with the next call)",
-        [{"process": name, "cpu_ms": ms} for name, ms in sorted(cpu.items(), key=lambda kv: -kv[1])]
-        + [{"process": "all", "cpu_ms": sum(cpu.values())}],
+        "Kafka records per managed execute_tool, by topic (end offsets before/after, median of rounds)",
+        [{"topic": t, "records_per_call": records[t]} for t in topics]
+        + [{"topic": "all", "records_per_call": _median(rounds, "records_per_call_total")}],
+    )
+    kafka_cpu = _median(rounds, "kafka_cpu_ms_per_call")
+    kafka_net = _median(rounds, "kafka_cpu_ms_per_call_minus_idle")
+    idle = result["idle_cpu_ms_per_s"]
+    which = "private (this benchmark's own)" if broker.private else "shared (counts others' traffic too)"
+    print(f"   broker: {which}; Kafka CPU per managed call {kafka_cpu:.2f} ms "
+          f"({kafka_net:.2f} ms less its idle burn); idle with the mesh up {idle.get('kafka', float('nan')) / 10:.1f}% "
+          f"of a core")
+    cpu = {name: _median([{"v": r["cpu_ms_per_pair"].get(name, 0.0)} for r in rounds], "v")
+           for name in rounds[0]["cpu_ms_per_pair"]}
+    print_table(
+        "CPU per managed execute_tool plus one direct call, by process (ms, median of rounds; 2 "
+        "cores, so the work after the answer competes with the next call); idle: ms per second "
+        "with the mesh up and no calls",
+        [{"process": name, "cpu_ms": ms, "idle_ms_per_s": idle.get(name, float("nan"))}
+         for name, ms in sorted(cpu.items(), key=lambda kv: -kv[1])]
+        + [{"process": "all", "cpu_ms": sum(cpu.values()), "idle_ms_per_s": sum(idle.values())}],
     )
     payload = {
-        "config": {"n": N, "warmup": WARMUP, "mode": "managed (bkn_context)", "interleaved": True},
-        **result,
+        "config": {"n": N, "warmup": WARMUP, "rounds": ROUNDS, "mode": "managed (bkn_context)",
+                   "interleaved": True, "broker": "private" if broker.private else "shared",
+                   "idle_seconds": IDLE_SECONDS},
+        "execute_tool": gateway,
+        "direct": direct,
         "added": added,
+        "records_per_call": records,
+        "records_per_call_total": _median(rounds, "records_per_call_total"),
+        "kafka_cpu_ms_per_call": kafka_cpu,
+        "kafka_cpu_ms_per_call_minus_idle": kafka_net,
+        "cpu_ms_per_pair": cpu,
+        **result,
     }
     path = write_result("execute_tool", payload)
     print(f"   → {path}")

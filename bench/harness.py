@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -136,10 +137,101 @@ def cpu_per_request(before: dict[str, float], after: dict[str, float], requests:
     return {name: (after[name] - before[name]) * 1000 / requests for name in after if name in before}
 
 
+def topic_end_offsets(layout: Any) -> dict[str, int]:
+    """Records ever written to each of the mesh's topics (end offsets summed over partitions;
+    dead-letter topics included), by catalogue name without the mesh's prefix."""
+    import asyncio
+
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    from bkn_common.kafka import topic_partitions
+    from bkn_common.topics import ALL_TOPICS
+
+    async def read() -> dict[str, int]:
+        names = {t.full_name(layout.topic_prefix): t.name for t in ALL_TOPICS}
+        parts = await topic_partitions(layout.kafka, list(names))
+        consumer = AIOKafkaConsumer(bootstrap_servers=layout.kafka)
+        await consumer.start()
+        try:
+            ends = await consumer.end_offsets([TopicPartition(t, p) for t, ps in parts.items() for p in ps])
+        finally:
+            await consumer.stop()
+        totals = dict.fromkeys(names.values(), 0)
+        for tp, offset in ends.items():
+            totals[names[tp.topic]] += offset
+        return totals
+
+    return asyncio.run(read())
+
+
+def records_per_call(before: dict[str, int], after: dict[str, int], calls: int) -> dict[str, float]:
+    """Records each call added, by topic (topics it did not write are left out)."""
+    return {topic: (after[topic] - before.get(topic, 0)) / calls
+            for topic in sorted(after) if after[topic] != before.get(topic, 0)}
+
+
+def settled_end_offsets(layout: Any, quiet_seconds: float = 1.5, limit_seconds: float = 30.0) -> dict[str, int]:
+    """End offsets once nothing was written for ``quiet_seconds`` (span batches, records
+    published after the answer), or after ``limit_seconds``."""
+    deadline = time.monotonic() + limit_seconds
+    last = topic_end_offsets(layout)
+    while time.monotonic() < deadline:
+        time.sleep(quiet_seconds)
+        now = topic_end_offsets(layout)
+        if now == last:
+            break
+        last = now
+    return last
+
+
+@dataclass(frozen=True)
+class Broker:
+    bootstrap: str
+    pid: int | None
+    private: bool
+
+
+@contextmanager
+def private_kafka(name: str) -> Iterator[Broker]:
+    """A Kafka broker of this benchmark's own (``scripts/kafka.sh`` on two ports of a free
+    block, data in ``.run/bench-<name>-kafka``), so its CPU counts this benchmark only."""
+    import os
+    import shutil
+    import subprocess
+
+    import devmesh
+
+    base = devmesh.free_port_block()
+    run_dir = ROOT / ".run" / f"bench-{name}-kafka"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("KAFKA_BOOTSTRAP_SERVERS", "REDIS_URL")}
+    env.update(KAFKA_PORT=str(base), KAFKA_CONTROLLER_PORT=str(base + 1), KAFKA_RUN_DIR=str(run_dir),
+               KAFKA_START_TIMEOUT="240")
+
+    def script(action: str) -> None:
+        subprocess.run([str(ROOT / "scripts" / "kafka.sh"), action], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+
+    script("start")
+    try:
+        yield Broker(f"127.0.0.1:{base}", int((run_dir / "kafka.pid").read_text()), private=True)
+    finally:
+        script("stop")
+
+
+def shared_broker() -> Broker:
+    """The local broker every engineer shares (its CPU also counts their traffic)."""
+    import os
+
+    return Broker(os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"),
+                  _infra_pids().get("kafka"), private=False)
+
+
 @contextmanager
 def bench_mesh(name: str, extra_env: dict[str, str] | None = None,
-               bundles: Sequence[str] | None = None) -> Iterator[Any]:
-    """A private copy of the mesh (own free port block, topics and run folder) on the local infra."""
+               bundles: Sequence[str] | None = None, kafka: str | None = None) -> Iterator[Any]:
+    """A private copy of the mesh (own free port block, topics and run folder) on the local
+    infra, or on the broker ``kafka`` (e.g. a :func:`private_kafka`)."""
     import uuid
 
     import devmesh
@@ -148,6 +240,7 @@ def bench_mesh(name: str, extra_env: dict[str, str] | None = None,
     layout = devmesh.MeshLayout(
         run_dir=ROOT / ".run" / f"bench-{name}", base_port=devmesh.free_port_block(),
         topic_prefix=f"bench{uuid.uuid4().hex[:8]}.", extra_env=extra_env or {},
+        **({"kafka": kafka} if kafka else {}),
     )
     try:
         key = devmesh.up(layout, with_infra=False,
