@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 ToolKind = Literal["read", "execution", "lifecycle"]
 Handler = Callable[["Deps", CallContext, Any], Awaitable[dict[str, Any]]]
+Evidence = Callable[[Any, dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class ToolDefinition:
     handler: Handler
     kind: ToolKind = "read"
     on_mcp: bool = True
-    evidence: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None
+    evidence: Evidence | None = None
     rest_body: Callable[[dict[str, Any]], Any] | None = None
     refusal: Callable[[ApiError, Language], ApiError] | None = None
     """Turns this tool's refusals into its API's envelope (knowledge-base tools: OpenAPI)."""

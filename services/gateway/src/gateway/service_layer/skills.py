@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.domain.context import CallContext
-from gateway.domain.inputs.capabilities import (
+from gateway.domain.inputs.skills import (
     ExecuteSkillInput,
     ListSkillsInput,
     ReadSkillFileInput,

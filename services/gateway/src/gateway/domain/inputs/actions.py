@@ -1,10 +1,8 @@
-"""Inputs of the logic-property and action tools.
+"""Inputs of the action tools.
 
-Canonical names are the upstream's: ``_instance_identities``, ``dynamic_params`` (actions),
+Canonical names are the upstream's: ``_instance_identities``, ``dynamic_params``,
 ``action_type_id``; the earlier ``_instance_identity``, ``parameters`` and ``at_id`` (list
-filter) are still accepted. ``query``, ``additional_context`` and ``llm_model`` of
-``get_logic_properties_values`` are accepted and not used: no model runs here, the dynamic
-parameters come from ``dynamic_params``.
+filter) are still accepted.
 """
 
 from __future__ import annotations
@@ -13,71 +11,13 @@ from typing import Any, Literal
 
 from gateway.domain.inputs.aliases import alias_text, one_of
 from gateway.domain.inputs.base import ToolInput, described
-
-MAX_INSTANCES = 100
-Identities = list[dict[str, Any]] | None
+from gateway.domain.inputs.identities import Identities, WithIdentities, identities_field
 
 
-def _identities(zh: str, en: str) -> Any:
-    return described(zh, en, alias="_instance_identities", default=None, max_length=MAX_INSTANCES)
-
-
-def _legacy_identities() -> Any:
-    return described(*alias_text("_instance_identities"), alias="_instance_identity",
-                     default=None, max_length=MAX_INSTANCES)
-
-
-class _WithIdentities(ToolInput):
-    instance_identities: Identities
-    instance_identity: Identities = _legacy_identities()
-
-    def identities(self) -> list[dict[str, Any]]:
-        value = one_of("_instance_identities", self.instance_identities,
-                       "_instance_identity", self.instance_identity)
-        return list(value or [])
-
-
-class GetLogicPropertiesInput(_WithIdentities):
-    kn_id: str = described("知识网络 ID。", "Knowledge network id.", min_length=1)
-    ot_id: str = described("对象类 ID。", "Object type id.", min_length=1)
-    instance_identities: Identities = _identities(
-        "实例主键列表（1-100 个，必填；也可用旧名 _instance_identity），取自查询结果的 "
-        "_instance_identity；结果 datas 与之一一对齐。",
-        "Instance keys (1-100, required; the earlier name _instance_identity also works), the "
-        "_instance_identity values of query results; the result's datas align with them one "
-        "to one.",
-    )
-    properties: list[str] = described(
-        "要计算的逻辑属性名（对象类的 logic_properties）。",
-        "Names of the logic properties to compute (the object type's logic_properties).",
-        min_length=1, max_length=20,
-    )
-    dynamic_params: dict[str, dict[str, Any]] = described(
-        "按逻辑属性给出的参数：{属性名: {参数名: 值}}。属性声明的参数都必填，"
-        "缺失返回 400 MISSING_INPUT_PARAMS；metric 的 start_time / end_time "
-        "为 ISO-8601 时间或毫秒时间戳（闭区间）。",
-        "Parameters per logic property: {property: {parameter: value}}. Every declared parameter "
-        "is required; missing ones give 400 MISSING_INPUT_PARAMS. A metric's start_time / "
-        "end_time are ISO-8601 times or epoch milliseconds (both ends inclusive).",
-        default_factory=dict,
-    )
-    query: str | None = described(
-        "可接受但不使用：这里不运行模型，参数不从 query 推断，请用 dynamic_params 给出。",
-        "Accepted and not used: no model runs here, so parameters are never inferred from the "
-        "query; give them in dynamic_params.",
-        default=None,
-    )
-    additional_context: str | None = described(
-        "可接受但不使用（同 query）。", "Accepted and not used (as query).", default=None)
-    llm_model: str | None = described(
-        "可接受但忽略：这里不运行任何模型。", "Accepted and ignored: no model runs here.",
-        default=None)
-
-
-class GetActionInfoInput(_WithIdentities):
+class GetActionInfoInput(WithIdentities):
     kn_id: str = described("知识网络 ID。", "Knowledge network id.", min_length=1)
     at_id: str = described("行动类 ID。", "Action type id.", min_length=1)
-    instance_identities: Identities = _identities(
+    instance_identities: Identities = identities_field(
         "可选。行动作用的实例主键（至多 100 个，取自查询结果的 _instance_identity）；"
         "不传只说明行动本身。",
         "Optional. Keys of the instances the action applies to (at most 100, from "
@@ -86,7 +26,7 @@ class GetActionInfoInput(_WithIdentities):
 
 
 class ExecuteActionInput(GetActionInfoInput):
-    instance_identities: Identities = _identities(
+    instance_identities: Identities = identities_field(
         "可选。目标实例（至多 100 个，取自查询结果的 _instance_identity）；不传时作用于该"
         "对象类的全部实例（超过 100 个返回 400）。",
         "Optional. Target instances (at most 100, from _instance_identity of query results); "
