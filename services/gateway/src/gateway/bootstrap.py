@@ -15,13 +15,15 @@ from bkn_common.mesh_auth import signer_from
 from bkn_common.metrics import ServiceMetrics
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import connected_broker, make_service_app, service_telemetry
-from gateway.adapters.idempotency import IdempotencyStore
+from gateway.adapters.action_submissions import RedisActionSubmissions
+from gateway.adapters.idempotency import RedisIdempotency
 from gateway.adapters.identity import Authenticator
-from gateway.adapters.internal import InternalServices
+from gateway.adapters.internal import HttpServices
 from gateway.adapters.rate_limit import RedisRateLimiter
-from gateway.adapters.trace_core import TraceCore
+from gateway.adapters.sessions import RedisSessionStore
+from gateway.adapters.trace_core import RemoteTraceCore
 from gateway.entrypoints import mcp_info, openapi, openapi_kb, rest
-from gateway.entrypoints.mcp_http import McpEndpointApp, SessionStore, running, session_manager
+from gateway.entrypoints.mcp_http import McpEndpointApp, running, session_manager
 from gateway.entrypoints.mcp_server import build_server
 from gateway.service_layer.access import AccessChecker
 from gateway.service_layer.catalogue import build_registry
@@ -30,8 +32,8 @@ from gateway.service_layer.rate_limits import BucketRates, RateLimiter
 from gateway.settings import GatewaySettings
 
 
-def build_deps(settings: GatewaySettings) -> Deps:
-    services = InternalServices(
+def internal_services(settings: GatewaySettings) -> HttpServices:
+    return HttpServices(
         capability_index=settings.capability_index_url,
         tool_executor=settings.tool_executor_url,
         trace_recorder=settings.trace_recorder_url,
@@ -40,16 +42,23 @@ def build_deps(settings: GatewaySettings) -> Deps:
         timeout=settings.internal_timeout_seconds,
         signer=signer_from(settings),
     )
-    redis = make_redis(settings)
-    prefix = f"bkn:{settings.topic_prefix}gateway:"
+
+
+def redis_prefix(settings: GatewaySettings) -> str:
+    return f"bkn:{settings.topic_prefix}gateway:"
+
+
+def build_deps(settings: GatewaySettings, services: HttpServices, redis: Redis) -> Deps:
+    """The handlers' ports, on the internal services' HTTP clients and Redis."""
+    prefix = redis_prefix(settings)
     return Deps(
         settings=settings,
         services=services,
         access=AccessChecker(services.ontology_query, settings.access_cache_seconds),
-        redis=redis,
-        idempotency=IdempotencyStore(redis, prefix, settings.idempotency_ttl_seconds),
-        trace=TraceCore(services.trace_recorder, redis, prefix),
+        idempotency=RedisIdempotency(redis, prefix, settings.idempotency_ttl_seconds),
+        trace=RemoteTraceCore(services.trace_recorder, redis, prefix),
         registry=build_registry(settings),
+        actions=RedisActionSubmissions(redis, prefix),
         limits=rate_limiter(settings, redis, prefix),
     )
 
@@ -66,12 +75,14 @@ def rate_limiter(settings: GatewaySettings, redis: Redis, prefix: str) -> RateLi
 
 def build_app(settings: GatewaySettings) -> FastAPI:
     provider, telemetry = service_telemetry(settings)
-    deps = build_deps(settings)
+    services = internal_services(settings)
+    redis = make_redis(settings)
+    deps = build_deps(settings, services, redis)
     broker = make_broker(settings, provider)
     deps.events = EventPublisher(broker, settings.topic_prefix)
     authenticator = Authenticator(settings)
 
-    sessions = SessionStore(deps.redis, f"bkn:{settings.topic_prefix}gateway:")
+    sessions = RedisSessionStore(redis, redis_prefix(settings))
     endpoints = [
         McpEndpointApp(name, session_manager(build_server(deps, authenticator, name)), sessions,
                        authenticator, settings)
@@ -89,15 +100,15 @@ def build_app(settings: GatewaySettings) -> FastAPI:
             yield
         finally:
             await deps.trace.drain()
-            await deps.services.close()
-            await deps.redis.aclose()
+            await services.close()
+            await redis.aclose()
 
     async def redis_check() -> bool:
-        return await redis_ready(deps.redis)
+        return await redis_ready(redis)
 
     def service_check(name: str):  # type: ignore[no-untyped-def]
         async def check() -> bool:
-            return await deps.services.ready(getattr(deps.services, name))
+            return await services.ready(getattr(services, name))
 
         return check
 

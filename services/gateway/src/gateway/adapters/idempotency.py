@@ -1,25 +1,18 @@
-"""Invocation-id records in Redis: one execution per (account, tool, invocation id)."""
+"""Invocation-id records in Redis (the ``Idempotency`` port): one execution per (account, tool,
+invocation id)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
 
-
-@dataclass(frozen=True)
-class Claim:
-    """``fresh``: the caller runs the call; ``done``: ``result`` holds the original outcome."""
-
-    state: str
-    input_hash: str
-    result: Any = None
+from gateway.service_layer.ports import Claim
 
 
-class IdempotencyStore:
+class RedisIdempotency:
     def __init__(self, redis: Redis, prefix: str, ttl_seconds: int) -> None:
         self._redis = redis
         self._prefix = prefix

@@ -35,9 +35,9 @@ class RelayedError(ApiError):
         return ErrorEnvelope.model_validate({**self.body, "request_id": request_id})
 
 
-class InternalService:
-    """One internal service reached over HTTP; every request is signed (``bkn_common.mesh_auth``)
-    with the account it runs for inside the signature."""
+class HttpService:
+    """One internal service reached over HTTP (the ``InternalService`` port); every request is
+    signed (``bkn_common.mesh_auth``) with the account it runs for inside the signature."""
 
     def __init__(self, name: str, base_url: str, pool: _Pool, signer: MeshSigner) -> None:
         self.name = name
@@ -123,8 +123,8 @@ class _Pool:
             await self._session.close()
 
 
-class InternalServices:
-    """The internal services, sharing one connection pool."""
+class HttpServices:
+    """The internal services (the ``InternalServices`` port), sharing one connection pool."""
 
     def __init__(
         self,
@@ -138,13 +138,13 @@ class InternalServices:
         knowledge_base: str = "http://127.0.0.1:30785",
     ) -> None:
         self._pool = _Pool(timeout)
-        self.capability_index = InternalService("capability-index", capability_index, self._pool, signer)
-        self.tool_executor = InternalService("tool-executor", tool_executor, self._pool, signer)
-        self.trace_recorder = InternalService("trace-recorder", trace_recorder, self._pool, signer)
-        self.ontology_query = InternalService("ontology-query", ontology_query, self._pool, signer)
-        self.knowledge_base = InternalService("knowledge-base", knowledge_base, self._pool, signer)
+        self.capability_index = HttpService("capability-index", capability_index, self._pool, signer)
+        self.tool_executor = HttpService("tool-executor", tool_executor, self._pool, signer)
+        self.trace_recorder = HttpService("trace-recorder", trace_recorder, self._pool, signer)
+        self.ontology_query = HttpService("ontology-query", ontology_query, self._pool, signer)
+        self.knowledge_base = HttpService("knowledge-base", knowledge_base, self._pool, signer)
 
-    async def ready(self, service: InternalService) -> bool:
+    async def ready(self, service: HttpService) -> bool:
         try:
             await service.call("GET", "/readyz", timeout=2)
             return True

@@ -1,4 +1,5 @@
-"""The trace core (trace-recorder) as the gateway sees it, plus the outage gap counter."""
+"""The trace core (trace-recorder) over HTTP, plus the outage gap counter in Redis (the
+``TraceCore`` port)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from typing import Any
 from redis.asyncio import Redis
 
 from bkn_common.errors import ApiError
-from gateway.adapters.internal import InternalService
 from gateway.domain.context import CallContext
+from gateway.service_layer.ports import InternalService
 
 log = logging.getLogger(__name__)
 
 
-class TraceCore:
+class RemoteTraceCore:
     def __init__(self, service: InternalService, redis: Redis, prefix: str, probe_timeout: float = 0.5) -> None:
         self._service = service
         self._redis = redis

@@ -1,7 +1,7 @@
-"""MCP over Streamable HTTP: authentication, Origin checks, sessions in Redis, /info.
+"""MCP over Streamable HTTP: authentication, Origin checks, sessions (the ``SessionStore`` port).
 
 The SDK runs in stateless mode, so no request depends on process memory. Sessions of the
-handshake flow are issued here and kept in Redis: any replica can serve any request of a
+handshake flow are issued here and kept in the session store (Redis): any replica can serve any request of a
 session, and a terminated or unknown session answers 404 on every replica. A session's
 tools/call and tools/list are single exchanges (mcp_exchange); the 2026-07-28 flow needs no
 session at all. Answers are JSON, not one-event SSE streams: no tool sends progress or
@@ -11,14 +11,12 @@ log notifications, and a JSON body costs one write instead of a stream.
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from redis.asyncio import Redis
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
@@ -31,38 +29,11 @@ from gateway.domain.identity import Principal
 from gateway.entrypoints.auth import PRINCIPAL_STATE
 from gateway.entrypoints.mcp_catalog import Endpoint
 from gateway.entrypoints.mcp_exchange import answer, single_exchange
+from gateway.service_layer.ports import SessionStore
 from gateway.settings import GatewaySettings
 
 SESSION_HEADER = "mcp-session-id"
-SESSION_TTL_SECONDS = 24 * 3600
 LOCAL_ORIGIN_HOSTS = ("localhost", "127.0.0.1", "[::1]")
-
-
-class SessionStore:
-    """MCP session ids, their owner and endpoint, shared by every replica through Redis."""
-
-    def __init__(self, redis: Redis, prefix: str) -> None:
-        self._redis = redis
-        self._prefix = prefix
-
-    def _key(self, session_id: str) -> str:
-        return f"{self._prefix}mcp-session:{session_id}"
-
-    async def create(self, principal: Principal, endpoint: Endpoint, protocol_version: str | None) -> str:
-        session_id = secrets.token_hex(16)
-        record = {"account": principal.account, "endpoint": endpoint, "protocol_version": protocol_version}
-        await self._redis.set(self._key(session_id), json.dumps(record), ex=SESSION_TTL_SECONDS)
-        return session_id
-
-    async def valid(self, session_id: str, principal: Principal, endpoint: Endpoint) -> bool:
-        raw = await self._redis.getex(self._key(session_id), ex=SESSION_TTL_SECONDS)  # read + refresh
-        if raw is None:
-            return False
-        record = json.loads(raw)
-        return bool(record["account"] == principal.account and record["endpoint"] == endpoint)
-
-    async def terminate(self, session_id: str) -> bool:
-        return bool(await self._redis.delete(self._key(session_id)))
 
 
 def origin_allowed(origin: str | None, allowed: list[str]) -> bool:
@@ -105,12 +76,12 @@ class McpEndpointApp:
         if request.method == "DELETE":
             ok = (
                 session_id is not None
-                and await self._sessions.valid(session_id, principal, self.endpoint)
+                and await self._sessions.valid(session_id, principal.account, self.endpoint)
                 and await self._sessions.terminate(session_id)
             )
             await Response(status_code=200 if ok else 404)(scope, receive, send)
             return
-        if session_id is not None and not await self._sessions.valid(session_id, principal, self.endpoint):
+        if session_id is not None and not await self._sessions.valid(session_id, principal.account, self.endpoint):
             await _jsonrpc_error(404, -32001, "Session not found")(scope, receive, send)
             return
         body = await request.body()
@@ -120,7 +91,7 @@ class McpEndpointApp:
         new_session = None
         if session_id is None and request.method == "POST" and _is_initialize(body):
             new_session = await self._sessions.create(
-                principal, self.endpoint, request.headers.get("mcp-protocol-version")
+                principal.account, self.endpoint, request.headers.get("mcp-protocol-version")
             )
         await self.manager.handle_request(
             scope, _replay(body, receive), _with_session_header(send, new_session)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from bkn_common.errors import ApiError, ErrorCode, network_permission_error
-from gateway.adapters.internal import InternalService
 from gateway.domain.context import CallContext
+from gateway.service_layer.ports import InternalService
 
 
 class AccessChecker:

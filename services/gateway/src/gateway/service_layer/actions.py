@@ -12,13 +12,13 @@ type, targets, parameters) again within :data:`DUPLICATE_WINDOW_SECONDS` is refu
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
 from bkn_common import events as ev
+from bkn_common.digest import canonical
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import Language, register_messages
 from gateway.domain.context import CallContext
@@ -176,12 +176,12 @@ async def execute_action(deps: Deps, ctx: CallContext, args: ExecuteActionInput)
         raise _kafka_unavailable("no event publisher configured")
     action = plan["action_type"]
     account = ctx.principal.account
-    fingerprint = _canonical([account, args.kn_id, action["id"],
-                              sorted(_canonical(t) for t in plan["targets"]), inputs])
-    dedupe_key = _key(deps, "dedupe:" + hashlib.sha256(fingerprint.encode()).hexdigest())
+    fingerprint = canonical([account, args.kn_id, action["id"],
+                             sorted(canonical(t) for t in plan["targets"]), inputs])
+    digest = hashlib.sha256(fingerprint.encode()).hexdigest()
     execution_id = "aex_" + uuid.uuid4().hex
-    if not await deps.redis.set(dedupe_key, execution_id, nx=True, ex=DUPLICATE_WINDOW_SECONDS):
-        earlier = await deps.redis.get(dedupe_key)
+    earlier = await deps.actions.claim(digest, execution_id, DUPLICATE_WINDOW_SECONDS)
+    if earlier is not None:
         raise ApiError(
             ActionGatewayCode.DUPLICATE_SUBMISSION, 409,
             params={"window": DUPLICATE_WINDOW_SECONDS, "execution_id": earlier},
@@ -206,17 +206,16 @@ async def execute_action(deps: Deps, ctx: CallContext, args: ExecuteActionInput)
     try:
         await deps.events.publish(event)
     except Exception as exc:
-        if await deps.redis.get(dedupe_key) == execution_id:
-            await deps.redis.delete(dedupe_key)
+        await deps.actions.release(digest, execution_id)
         raise _kafka_unavailable(type(exc).__name__) from exc
     accepted = {
         "execution_id": execution_id, "kn_id": args.kn_id, "action_type_id": action["id"],
         "mode": action["mode"], "status": "pending", "target_count": len(plan["targets"]),
         "requested_at": requested_at.isoformat(),
     }
-    await deps.redis.set(_key(deps, f"pending:{execution_id}"), _canonical(
-        {**accepted, "caller": account, "targets": [t["identity"] for t in plan["targets"]],
-         "parameters": inputs}), ex=PENDING_MARKER_SECONDS)
+    await deps.actions.mark_pending(execution_id, {
+        **accepted, "caller": account, "targets": [t["identity"] for t in plan["targets"]],
+        "parameters": inputs}, PENDING_MARKER_SECONDS)
     return accepted
 
 
@@ -245,8 +244,7 @@ async def get_action_execution(
     except ApiError as exc:
         if exc.status != 404:
             raise
-        marker = await deps.redis.get(_key(deps, f"pending:{args.execution_id}"))
-        pending = json.loads(marker) if marker else None
+        pending = await deps.actions.pending(args.execution_id)
         if pending is None or pending.get("kn_id") != args.kn_id:
             raise
         return {**pending, "success_count": 0, "failed_count": 0, "results": [],
@@ -267,13 +265,6 @@ async def list_action_executions(
     )
     return page
 
-
-def _key(deps: Deps, suffix: str) -> str:
-    return f"bkn:{deps.settings.topic_prefix}gateway:action:{suffix}"
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 
