@@ -1,0 +1,52 @@
+"""The gateway's memory adapters pass their ports' contracts (Redis: the integration run), and
+their clocks behave as Redis's expiry does."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.adapters.action_submissions import MemoryActionSubmissions
+from gateway.adapters.sessions import MemorySessionStore
+from tests.contracts import action_submissions, session_store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TestMemorySessionStore(session_store.SessionStoreContract):
+    @pytest.fixture
+    def opener(self) -> session_store.Opener:
+        stores: dict[int, MemorySessionStore] = {}
+        return lambda ttl: stores.setdefault(ttl, MemorySessionStore(ttl))
+
+
+class TestMemoryActionSubmissions(action_submissions.ActionSubmissionsContract):
+    @pytest.fixture
+    def opener(self) -> action_submissions.Opener:
+        shared = MemoryActionSubmissions()
+        return lambda: shared
+
+
+async def test_a_session_in_use_stays_and_an_idle_one_goes() -> None:
+    clock = Clock()
+    store = MemorySessionStore(ttl_seconds=10, clock=clock)
+    used, idle = await store.create("alice", "full", None), await store.create("alice", "full", None)
+    for _ in range(3):
+        clock.now += 6
+        assert await store.valid(used, "alice", "full")
+    assert not await store.valid(idle, "alice", "full")
+
+
+async def test_a_window_lapses_at_its_end() -> None:
+    clock = Clock()
+    port = MemoryActionSubmissions(clock)
+    assert await port.claim("f", "aex_1", 60) is None
+    clock.now += 59.9
+    assert await port.claim("f", "aex_2", 60) == "aex_1"
+    clock.now += 0.1
+    assert await port.claim("f", "aex_2", 60) is None
