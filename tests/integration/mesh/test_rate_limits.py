@@ -1,5 +1,5 @@
-"""Rate limits on a running mesh (real Redis): the port's contract on both adapters, then REST
-and MCP refusals through the gateway."""
+"""Rate limits on the real Redis: the port's contract on the Redis adapter (memory: the unit run),
+then REST and MCP refusals through the gateway of a running mesh."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from redis.asyncio import Redis
 
-from gateway.adapters.rate_limit import MemoryRateLimiter, RedisRateLimiter
-from gateway.service_layer.rate_limits import BucketRates, RateLimiter
+from gateway.adapters.rate_limit import RedisRateLimiter
+from tests.contracts.rate_limiter import SLOW, Opener, RateLimiterContract
 from tests.integration.mcp.support import connect, ok, refused, start
 from tests.support.infra import Infra
 from tests.support.mesh import RunningMesh, running_mesh
 
-SLOW = 0.01  # tokens per second: nothing refills while a test runs
 LIMITS = {"GATEWAY_RATE_LIMIT_ENABLED": "true",
           "GATEWAY_RATE_LIMIT_ACCOUNT_PER_SECOND": str(SLOW), "GATEWAY_RATE_LIMIT_ACCOUNT_BURST": "5",
           "GATEWAY_RATE_LIMIT_TOOL_PER_SECOND": str(SLOW), "GATEWAY_RATE_LIMIT_TOOL_BURST": "3"}
@@ -31,35 +30,21 @@ def mesh(infra: Infra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run
         yield running
 
 
-# -- the port's contract, on every adapter ----------------------------------------------------
+# -- the port's contract (tests/contracts/rate_limiter.py) on the Redis adapter ---------------
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def limiter(request: pytest.FixtureRequest, infra: Infra) -> AsyncIterator[RateLimiter]:
-    account, tool = BucketRates(SLOW, 3), BucketRates(SLOW, 2)
-    if request.param == "memory":
-        yield MemoryRateLimiter(account, tool)
-        return
-    redis = Redis.from_url(infra.redis)
-    prefix = f"it:limits:{uuid.uuid4().hex[:8]}:"
-    try:
-        yield RedisRateLimiter(redis, prefix, account, tool)
-    finally:
-        keys = [k async for k in redis.scan_iter(match=f"{prefix}*")]
-        if keys:
-            await redis.delete(*keys)
-        await redis.aclose()
-
-
-async def test_contract_tool_bucket_then_account_bucket(limiter: RateLimiter) -> None:
-    assert (await limiter.take("dev", "a")).admitted and (await limiter.take("dev", "a")).admitted
-    tool = await limiter.take("dev", "a")
-    assert (tool.admitted, tool.scope) == (False, "tool")
-    assert 0 < tool.retry_after_seconds <= 1 / SLOW
-    assert (await limiter.take("dev", "b")).admitted  # the refusal took no account token
-    account = await limiter.take("dev", "c")
-    assert (account.admitted, account.scope) == (False, "account")
-    assert (await limiter.take("viewer", "a")).admitted
+class TestRedisRateLimiter(RateLimiterContract):
+    @pytest.fixture
+    async def opener(self, infra: Infra) -> AsyncIterator[Opener]:
+        redis = Redis.from_url(infra.redis)
+        prefix = f"it:limits:{uuid.uuid4().hex[:8]}:"
+        try:
+            yield lambda account, tool: RedisRateLimiter(redis, prefix, account, tool)
+        finally:
+            keys = [k async for k in redis.scan_iter(match=f"{prefix}*")]
+            if keys:
+                await redis.delete(*keys)
+            await redis.aclose()
 
 
 # -- through the gateway ----------------------------------------------------------------------

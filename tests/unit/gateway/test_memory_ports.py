@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from gateway.adapters.action_submissions import MemoryActionSubmissions
+from gateway.adapters.rate_limit import MemoryRateLimiter
 from gateway.adapters.sessions import MemorySessionStore
-from tests.contracts import action_submissions, session_store
+from tests.contracts import action_submissions, rate_limiter, session_store
 
 
 class Clock:
@@ -23,6 +24,12 @@ class TestMemorySessionStore(session_store.SessionStoreContract):
     def opener(self) -> session_store.Opener:
         stores: dict[int, MemorySessionStore] = {}
         return lambda ttl: stores.setdefault(ttl, MemorySessionStore(ttl))
+
+
+class TestMemoryRateLimiter(rate_limiter.RateLimiterContract):
+    @pytest.fixture
+    def opener(self) -> rate_limiter.Opener:
+        return MemoryRateLimiter
 
 
 class TestMemoryActionSubmissions(action_submissions.ActionSubmissionsContract):
