@@ -98,12 +98,12 @@ class UnusedIdempotency:
 
 
 class FakeTraceCore:
-    """The trace core's answers from a table by call, and its gap counter."""
+    """Records starts and finishes (with the gaps the client reported) and answers as the trace
+    core does; ``failure`` makes both raise it."""
 
     def __init__(self) -> None:
         self.started: list[dict[str, Any]] = []
         self.finished: list[tuple[dict[str, Any], int]] = []
-        self.gaps: dict[str, int] = {}
         self.failure: ApiError | None = None
 
     async def probe(self, ctx: CallContext) -> dict[str, Any] | None:
@@ -118,7 +118,7 @@ class FakeTraceCore:
     async def finish(self, ctx: CallContext, body: dict[str, Any], reported_gaps: int = 0) -> dict[str, Any]:
         if self.failure is not None:
             raise self.failure
-        self.finished.append((body, max(self.gaps.get(body["interaction_id"], 0), reported_gaps)))
+        self.finished.append((body, reported_gaps))
         return {"conversation_id": "conv_1", "interaction_id": body["interaction_id"],
                 "outcome": body["outcome"], "execution_status": "succeeded",
                 "evidence_status": "not_captured", "operations": 0}
@@ -133,7 +133,7 @@ class FakeTraceCore:
         return None
 
     async def remember_gap(self, interaction_id: str) -> None:
-        self.gaps[interaction_id] = self.gaps.get(interaction_id, 0) + 1
+        raise AssertionError("handler counted a gap")
 
 
 def deps(services: FakeServices | None = None, **overrides: Any) -> Deps:
