@@ -1,19 +1,19 @@
 """The one contract every adapter of the gateway's ``ActionSubmissions`` port passes.
 
-A test module subclasses :class:`ActionSubmissionsContract` and provides the ``opener``
-fixture: a callable that opens the port on the SAME storage every time it is called (fresh
-storage per test). Ports opened on one storage are replicas of the gateway: a submission
-taken on one is a duplicate on all of them.
+A test module subclasses :class:`ActionSubmissionsContract` and provides the fixtures
+``opener`` (a callable that opens the port on the SAME storage every time it is called, fresh
+storage per test) and ``elapse``. Ports opened on one storage are replicas of the gateway: a
+submission taken on one is a duplicate on all of them.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import pytest
 
 from gateway.service_layer.ports import ActionSubmissions
+from tests.contracts import Elapse
 
 Opener = Callable[[], ActionSubmissions]
 WINDOW = 60
@@ -40,10 +40,10 @@ class ActionSubmissionsContract:
         assert await port.claim("f", "aex_3", WINDOW) is None
         await port.release("never-claimed", "aex_1")  # nothing to release: no error
 
-    async def test_the_window_lapses(self, opener: Opener) -> None:
+    async def test_the_window_lapses(self, opener: Opener, elapse: Elapse) -> None:
         port = opener()
         assert await port.claim("f", "aex_1", 1) is None
-        await asyncio.sleep(1.5)  # Redis expires the key itself: only waiting shows it
+        await elapse(1.5)
         assert await port.claim("f", "aex_2", WINDOW) is None
         assert await port.claim("f", "aex_3", WINDOW) == "aex_2"
 
@@ -54,8 +54,8 @@ class ActionSubmissionsContract:
         assert await opener().pending("aex_1") == record
         assert await opener().pending("aex_2") is None
 
-    async def test_a_pending_marker_expires(self, opener: Opener) -> None:
+    async def test_a_pending_marker_expires(self, opener: Opener, elapse: Elapse) -> None:
         port = opener()
         await port.mark_pending("aex_1", {"execution_id": "aex_1"}, 1)
-        await asyncio.sleep(1.5)
+        await elapse(1.5)
         assert await port.pending("aex_1") is None

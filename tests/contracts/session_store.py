@@ -1,19 +1,19 @@
 """The one contract every adapter of the gateway's ``SessionStore`` port passes.
 
-A test module subclasses :class:`SessionStoreContract` and provides the ``opener`` fixture: a
-callable that opens a store on the SAME storage every time it is called (fresh storage per
-test), with the session lifetime it is given. Stores opened on one storage are replicas of
-the gateway: a session created by one is valid, and terminated, on all of them.
+A test module subclasses :class:`SessionStoreContract` and provides the fixtures ``opener`` (a
+callable that opens a store on the SAME storage every time it is called, fresh storage per
+test, with the session lifetime it is given) and ``elapse``. Stores opened on one storage are
+replicas of the gateway: a session created by one is valid, and terminated, on all of them.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import pytest
 
 from gateway.service_layer.ports import SessionStore
+from tests.contracts import Elapse
 
 Opener = Callable[[int], SessionStore]
 DAY = 24 * 3600
@@ -54,9 +54,9 @@ class SessionStoreContract:
         assert not await store.valid(session, "alice", "full")
         assert not await store.terminate(session)
 
-    async def test_a_session_unused_for_its_lifetime_is_gone(self, opener: Opener) -> None:
+    async def test_a_session_unused_for_its_lifetime_is_gone(self, opener: Opener, elapse: Elapse) -> None:
         store = opener(1)
         session = await store.create("alice", "full", None)
-        await asyncio.sleep(1.5)  # Redis expires the key itself: only waiting shows it
+        await elapse(1.5)
         assert not await store.valid(session, "alice", "full")
         assert not await store.terminate(session)

@@ -3,6 +3,7 @@ keys every gateway replica already reads, and refresh a session on use."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -12,7 +13,7 @@ from redis.asyncio import Redis
 
 from gateway.adapters.action_submissions import RedisActionSubmissions
 from gateway.adapters.sessions import RedisSessionStore
-from tests.contracts import action_submissions, session_store
+from tests.contracts import Elapse, action_submissions, session_store
 from tests.support.infra import Infra
 
 
@@ -21,6 +22,12 @@ async def redis(infra: Infra) -> AsyncIterator[Redis]:
     client = Redis.from_url(infra.redis, decode_responses=True)
     yield client
     await client.aclose()
+
+
+@pytest.fixture
+def elapse() -> Elapse:
+    """Redis expires keys on its own clock: only waiting shows it."""
+    return asyncio.sleep
 
 
 @pytest.fixture
