@@ -15,6 +15,7 @@ class GatewayCode:
     RECEIPT_PENDING = "receipt_pending"
     TRACE_CORE_UNAVAILABLE = "trace_core_unavailable"
     RATE_LIMITED = "rate_limited"
+    DUPLICATE_ACTION_SUBMISSION = "duplicate_action_submission"
 
 
 register_messages(
@@ -54,6 +55,10 @@ register_messages(
         GatewayCode.ORIGIN_NOT_ALLOWED: {
             "zh-CN": "请求来源 {origin} 不被允许。",
             "en-US": "Origin {origin} is not allowed.",
+        },
+        GatewayCode.DUPLICATE_ACTION_SUBMISSION: {
+            "zh-CN": "相同的行动提交（同一调用者、行动类、目标实例与参数）{window} 秒内已受理为 {execution_id}；请用 get_action_execution 查询它的进度，不要重复提交。",
+            "en-US": "The same action submission (caller, action type, targets and parameters) was accepted within the last {window} s as {execution_id}; follow it with get_action_execution instead of submitting again.",
         },
     }
 )

@@ -20,8 +20,9 @@ from typing import Any
 from bkn_common import events as ev
 from bkn_common.digest import canonical
 from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.i18n import Language, register_messages
+from bkn_common.i18n import Language
 from gateway.domain.context import CallContext
+from gateway.domain.errors import GatewayCode
 from gateway.domain.inputs.actions import (
     ExecuteActionInput,
     GetActionExecutionInput,
@@ -32,22 +33,6 @@ from gateway.service_layer.deps import Deps
 
 DUPLICATE_WINDOW_SECONDS = 60
 PENDING_MARKER_SECONDS = 600
-
-
-class ActionGatewayCode:
-    DUPLICATE_SUBMISSION = "duplicate_action_submission"
-
-
-register_messages({
-    ActionGatewayCode.DUPLICATE_SUBMISSION: {
-        "zh-CN": "相同的行动提交（同一调用者、行动类、目标实例与参数）"
-                 "{window} 秒内已受理为 {execution_id}；"
-                 "请用 get_action_execution 查询它的进度，不要重复提交。",
-        "en-US": "The same action submission (caller, action type, targets and parameters) was "
-                 "accepted within the last {window} s as {execution_id}; follow it with "
-                 "get_action_execution instead of submitting again.",
-    },
-})
 
 
 # -- action info ----------------------------------------------------------------------------
@@ -183,7 +168,7 @@ async def execute_action(deps: Deps, ctx: CallContext, args: ExecuteActionInput)
     earlier = await deps.actions.claim(digest, execution_id, DUPLICATE_WINDOW_SECONDS)
     if earlier is not None:
         raise ApiError(
-            ActionGatewayCode.DUPLICATE_SUBMISSION, 409,
+            GatewayCode.DUPLICATE_ACTION_SUBMISSION, 409,
             params={"window": DUPLICATE_WINDOW_SECONDS, "execution_id": earlier},
             details={"execution_id": earlier, "window_seconds": DUPLICATE_WINDOW_SECONDS},
         )
