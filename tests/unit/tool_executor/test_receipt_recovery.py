@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bkn_common import events as ev
+from tool_executor.adapters.memory_journal import MemoryReceiptJournal
 from tool_executor.service_layer.receipt_recovery import ReceiptRecovery
 
 
@@ -22,33 +23,6 @@ def receipt(rid: str, *, known: bool) -> ev.ExecutionReceiptRecorded:
 
 
 @dataclass
-class MemoryJournal:
-    entries: dict[str, ev.ExecutionReceiptRecorded] = field(default_factory=dict)
-    deadlines: dict[str, float] = field(default_factory=dict)
-    leases: set[str] = field(default_factory=set)
-
-    def add(self, entry: ev.ExecutionReceiptRecorded, deadline: float) -> None:
-        self.entries[entry.receipt_id] = entry
-        self.deadlines[entry.receipt_id] = deadline
-
-    async def overdue(self, now: float, limit: int) -> list[str]:
-        return sorted((r for r, d in self.deadlines.items() if d <= now), key=self.deadlines.get)[:limit]
-
-    async def claim(self, receipt_id: str, seconds: float) -> bool:
-        if receipt_id in self.leases:
-            return False
-        self.leases.add(receipt_id)
-        return True
-
-    async def read(self, receipt_id: str) -> ev.ExecutionReceiptRecorded | None:
-        return self.entries.get(receipt_id)
-
-    async def close(self, receipt_id: str) -> None:
-        self.entries.pop(receipt_id, None)
-        self.deadlines.pop(receipt_id, None)
-
-
-@dataclass
 class Published:
     events: list[ev.Event] = field(default_factory=list)
 
@@ -57,9 +31,9 @@ class Published:
 
 
 async def test_only_overdue_entries_are_published_and_closed() -> None:
-    journal, sink = MemoryJournal(), Published()
-    journal.add(receipt("late", known=False), deadline=100.0)
-    journal.add(receipt("running", known=False), deadline=200.0)
+    journal, sink = MemoryReceiptJournal(), Published()
+    await journal.open(receipt("late", known=False), deadline=100.0)
+    await journal.open(receipt("running", known=False), deadline=200.0)
     recovery = ReceiptRecovery(journal, sink, clock=lambda: 150.0)
     assert await recovery.sweep() == 1
     assert [(e.receipt_id, e.outcome_known) for e in sink.events] == [("late", False)]  # type: ignore[attr-defined]
@@ -68,8 +42,8 @@ async def test_only_overdue_entries_are_published_and_closed() -> None:
 
 
 async def test_a_settled_entry_publishes_its_final_receipt() -> None:
-    journal, sink = MemoryJournal(), Published()
-    journal.add(receipt("refused-by-kafka", known=True), deadline=1.0)
+    journal, sink = MemoryReceiptJournal(), Published()
+    await journal.open(receipt("refused-by-kafka", known=True), deadline=1.0)
     await ReceiptRecovery(journal, sink, clock=lambda: 2.0).sweep()
     (published,) = sink.events
     assert isinstance(published, ev.ExecutionReceiptRecorded)
@@ -77,16 +51,16 @@ async def test_a_settled_entry_publishes_its_final_receipt() -> None:
 
 
 async def test_an_entry_leased_by_another_replica_is_left_alone() -> None:
-    journal, sink = MemoryJournal(), Published()
-    journal.add(receipt("theirs", known=False), deadline=1.0)
-    journal.leases.add("theirs")
+    journal, sink = MemoryReceiptJournal(), Published()
+    await journal.open(receipt("theirs", known=False), deadline=1.0)
+    assert await journal.claim("theirs", seconds=60)  # another replica's lease
     assert await ReceiptRecovery(journal, sink, clock=lambda: 2.0).sweep() == 0
     assert sink.events == [] and "theirs" in journal.entries
 
 
 async def test_a_failed_publish_keeps_the_entry_for_the_next_sweep() -> None:
-    journal = MemoryJournal()
-    journal.add(receipt("r", known=False), deadline=1.0)
+    journal = MemoryReceiptJournal()
+    await journal.open(receipt("r", known=False), deadline=1.0)
 
     class Refusing:
         async def publish(self, event: ev.Event) -> None:

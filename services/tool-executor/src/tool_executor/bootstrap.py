@@ -25,14 +25,16 @@ from bkn_common.service import (
     state_router,
 )
 from bkn_common.topics import projection_topics
+from tool_executor.adapters.action_ledger import RedisActionLedger
 from tool_executor.adapters.bwrap_sandbox import BwrapSandbox
+from tool_executor.adapters.mcp_client import McpClient
 from tool_executor.adapters.openapi_client import OpenApiClient
-from tool_executor.adapters.receipt_journal import ReceiptJournal
+from tool_executor.adapters.receipt_journal import RedisReceiptJournal
 from tool_executor.adapters.sandbox import ProcessSandbox
 from tool_executor.domain.sandbox import SandboxLimits
 from tool_executor.entrypoints.actions_consumer import CONSUMER_NAME, ActionConsumer
 from tool_executor.entrypoints.http import router
-from tool_executor.service_layer.actions import ActionLedger, ActionRunner
+from tool_executor.service_layer.actions import ActionRunner
 from tool_executor.service_layer.execution import ToolExecutor
 from tool_executor.service_layer.projection import FactoryState
 from tool_executor.service_layer.receipt_recovery import ReceiptRecovery
@@ -81,12 +83,12 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     publisher = EventPublisher(broker, settings.topic_prefix)
     redis = make_redis(settings)
     redis_prefix = f"bkn:{settings.topic_prefix}tool-executor:"
-    journal = ReceiptJournal(redis, redis_prefix)
-    executor = ToolExecutor(state, publisher, journal, http, sandbox, function_limits,
+    journal = RedisReceiptJournal(redis, redis_prefix)
+    executor = ToolExecutor(state, publisher, journal, http, McpClient(), sandbox, function_limits,
                             settings.receipt_recovery_grace_seconds)
     recovery = ReceiptRecovery(journal, publisher)
     runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), state)
-    ledger = ActionLedger(redis, redis_prefix)
+    ledger = RedisActionLedger(redis, redis_prefix)
     actions = ActionConsumer(settings, ActionRunner(executor, publisher, ledger), runner.caught_up)
 
     @asynccontextmanager

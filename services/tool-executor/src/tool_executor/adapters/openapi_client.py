@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from tool_executor.domain.openapi import HttpRequestPlan
-
-
-@dataclass(frozen=True)
-class UpstreamResponse:
-    status_code: int
-    body: Any
-    content_type: str
+from tool_executor.service_layer.ports import UpstreamResponse, UpstreamTimeout, UpstreamUnreachable
 
 
 class OpenApiClient:
+    """The :class:`~tool_executor.service_layer.ports.OpenApiUpstream` port over httpx."""
+
     def __init__(self, max_response_bytes: int) -> None:
         self._client = httpx.AsyncClient(
             limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
@@ -29,16 +24,22 @@ class OpenApiClient:
         self, plan: HttpRequestPlan, timeout: float, proxy_id: str, execution: dict[str, str] | None = None
     ) -> UpstreamResponse:
         """Send the request as the network's proxy identity (plus the execution's receipt and
-        invocation ids). Raises httpx errors on transport failure."""
+        invocation ids). A timeout raises UpstreamTimeout, another transport failure
+        UpstreamUnreachable."""
         headers = {**plan.headers, **(execution or {}), "X-BKN-Proxy-Identity": proxy_id}
-        response = await self._client.request(
-            plan.method,
-            plan.url,
-            params=plan.params or None,
-            headers=headers,
-            json=plan.json_body,
-            timeout=timeout,
-        )
+        try:
+            response = await self._client.request(
+                plan.method,
+                plan.url,
+                params=plan.params or None,
+                headers=headers,
+                json=plan.json_body,
+                timeout=timeout,
+            )
+        except httpx.TimeoutException as exc:
+            raise UpstreamTimeout(str(exc)) from exc
+        except httpx.HTTPError as exc:
+            raise UpstreamUnreachable(exc) from exc
         content = response.content[: self._max]
         content_type = response.headers.get("content-type", "")
         body: Any

@@ -20,7 +20,9 @@ from bkn_common.events import decode_event, encode_event
 ENTRY_TTL_SECONDS = 7 * 24 * 3600  # a safety net: open entries are recovered long before
 
 
-class ReceiptJournal:
+class RedisReceiptJournal:
+    """The :class:`~tool_executor.service_layer.ports.ReceiptJournal` port in Redis."""
+
     def __init__(self, redis: Redis, prefix: str) -> None:
         self._redis = redis
         self._prefix = prefix

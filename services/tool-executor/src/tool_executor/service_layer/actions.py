@@ -5,14 +5,14 @@ The gateway publishes ``action.execution.requested`` with the plan ontology-quer
 (``parameters = {"inputs", "plan": {toolbox_id, tool_id, mode, calls, provenance}}``; each
 call lists the targets it covers and the tool arguments). Here:
 
-1. a request already finished (Redis record ``done``) is skipped; one older than
+1. a request already finished (the ledger's ``done`` mark) is skipped; one older than
    :data:`MAX_REQUEST_AGE` is failed without running (a replayed log must not act again
    after the records expired);
-2. a lease (``SET NX PX``, renewed while running) keeps two workers off one execution;
+2. a lease (renewed while running) keeps two workers off one execution;
    a worker that finds it held waits for it to end or expire;
 3. before the first call, the caller's ``execute`` permission and the tool's gate are checked;
    a refusal fails the whole execution (``failed``: nothing ran);
-4. each call is claimed (``HSETNX call:<i> started``) before dispatch and its outcome stored
+4. each call is claimed (marked ``started``) before dispatch and its outcome stored
    after; a call found claimed without an outcome was interrupted (the process died while it
    ran), so it is reported failed and never sent again;
 5. ``running`` updates carry the results so far; the last update is ``completed`` with
@@ -20,6 +20,9 @@ call lists the targets it covers and the tool arguments). Here:
 
 A stop request is honoured between calls: the in-flight call finishes and is recorded, the
 lease is released and the request stays uncommitted, so the next delivery resumes it.
+
+The records live in an :class:`~tool_executor.service_layer.ports.ActionLedger` (Redis in
+production: ``adapters/action_ledger.py``).
 """
 
 from __future__ import annotations
@@ -30,26 +33,22 @@ import hashlib
 import json
 import logging
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-from redis.asyncio import Redis
 
 from bkn_common import events as ev
 from bkn_common.errors import ApiError
 from bkn_common.i18n import render_message
-from tool_executor.service_layer.execution import ExecuteCommand, ReceiptSink, ToolExecutor
+from tool_executor.domain.actions import STARTED, CallOutcome
+from tool_executor.service_layer.execution import ExecuteCommand, ToolExecutor
+from tool_executor.service_layer.ports import ActionLedger, ReceiptSink
 
 log = logging.getLogger(__name__)
 
-LEASE_SECONDS = 15
-RECORD_TTL_SECONDS = 7 * 24 * 3600
 MAX_REQUEST_AGE = timedelta(hours=24)
 RESULTS_BUDGET_BYTES = 512 * 1024  # per update event: the ACTIONS topic takes 1 MB records
-STARTED = "started"
-
 RunEnd = Literal["finished", "interrupted"]
 
 
@@ -70,77 +69,8 @@ class ActionPlan(BaseModel):
     provenance: dict[str, str | None] = {}
 
 
-@dataclass(frozen=True)
-class CallOutcome:
-    success: bool
-    result: Any = None
-    error: str | None = None
-
-    def dump(self) -> str:
-        return json.dumps({"success": self.success, "result": self.result, "error": self.error},
-                          ensure_ascii=False, default=str)
-
-    @classmethod
-    def load(cls, raw: str) -> CallOutcome:
-        data = json.loads(raw)
-        return cls(bool(data["success"]), data.get("result"), data.get("error"))
-
-
 INTERRUPTED = CallOutcome(False, {"message": "the worker stopped while this call ran; its outcome "
                                              "is unknown and it is not sent again"}, "interrupted")
-
-
-class ActionLedger:
-    """Redis records of one worker group: leases, per-call claims and outcomes, done marks."""
-
-    _RENEW = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
-              "return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end")
-    _RELEASE = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
-                "return redis.call('del', KEYS[1]) else return 0 end")
-
-    def __init__(self, redis: Redis, prefix: str) -> None:
-        self._redis = redis
-        self._prefix = prefix
-
-    def _lease(self, execution_id: str) -> str:
-        return f"{self._prefix}action:{execution_id}:lease"
-
-    def _record(self, execution_id: str) -> str:
-        return f"{self._prefix}action:{execution_id}"
-
-    async def is_done(self, execution_id: str) -> bool:
-        return bool(await self._redis.hexists(self._record(execution_id), "done"))
-
-    async def acquire(self, execution_id: str, token: str) -> bool:
-        key = self._lease(execution_id)
-        return bool(await self._redis.set(key, token, nx=True, px=LEASE_SECONDS * 1000))
-
-    async def renew(self, execution_id: str, token: str) -> bool:
-        renewed = await self._redis.eval(
-            self._RENEW, 1, self._lease(execution_id), token, str(LEASE_SECONDS * 1000))
-        return bool(renewed)
-
-    async def release(self, execution_id: str, token: str) -> None:
-        await self._redis.eval(self._RELEASE, 1, self._lease(execution_id), token)
-
-    async def outcomes(self, execution_id: str) -> dict[int, str]:
-        """Recorded calls by index: a stored outcome, or ``started`` (claimed, no outcome)."""
-        fields = await self._redis.hgetall(self._record(execution_id))
-        return {int(str(k)[5:]): str(v) for k, v in fields.items() if str(k).startswith("call:")}
-
-    async def claim(self, execution_id: str, index: int) -> bool:
-        key = self._record(execution_id)
-        claimed = bool(await self._redis.hsetnx(key, f"call:{index}", STARTED))
-        await self._redis.expire(key, RECORD_TTL_SECONDS)
-        return claimed
-
-    async def record(self, execution_id: str, index: int, outcome: CallOutcome) -> None:
-        await self._redis.hset(self._record(execution_id), f"call:{index}", outcome.dump())
-
-    async def finish(self, execution_id: str) -> None:
-        key = self._record(execution_id)
-        await self._redis.hset(key, "done", datetime.now(UTC).isoformat())
-        await self._redis.expire(key, RECORD_TTL_SECONDS)
 
 
 class ActionRunner:
@@ -176,7 +106,7 @@ class ActionRunner:
 
     async def _keep_lease(self, execution_id: str, token: str, lost: asyncio.Event) -> None:
         while True:
-            await asyncio.sleep(LEASE_SECONDS / 3)
+            await asyncio.sleep(self._ledger.lease_seconds / 3)
             try:
                 if not await self._ledger.renew(execution_id, token):
                     lost.set()

@@ -16,38 +16,31 @@ import uuid
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
-import httpx
 from opentelemetry import trace
 
 from bkn_common import events as ev
 from bkn_common.background import BackgroundTasks
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import DEFAULT_LANGUAGE, Language
-from tool_executor.adapters.mcp_client import call_mcp_tool
-from tool_executor.adapters.openapi_client import OpenApiClient
 from tool_executor.domain.arguments import arguments_hash, split_transport_fields
 from tool_executor.domain.errors import ExecCode
 from tool_executor.domain.openapi import MissingParameters, plan_request
 from tool_executor.domain.sandbox import SandboxLimits
+from tool_executor.service_layer.ports import (
+    McpUpstream,
+    OpenApiUpstream,
+    ReceiptJournal,
+    ReceiptSink,
+    UpstreamTimeout,
+    UpstreamUnreachable,
+)
 from tool_executor.service_layer.projection import FactoryState
 from tool_executor.service_layer.sandbox import Sandbox, function_outcome
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer("tool_executor")
-
-
-class ReceiptSink(Protocol):
-    async def publish(self, event: ev.Event) -> None: ...
-
-
-class ReceiptJournal(Protocol):
-    async def open(self, receipt: ev.ExecutionReceiptRecorded, deadline: float) -> None: ...
-
-    async def settle(self, receipt: ev.ExecutionReceiptRecorded) -> None: ...
-
-    async def close(self, receipt_id: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -100,7 +93,8 @@ class ToolExecutor:
         state: FactoryState,
         receipts: ReceiptSink,
         journal: ReceiptJournal,
-        http: OpenApiClient,
+        http: OpenApiUpstream,
+        mcp: McpUpstream,
         sandbox: Sandbox,
         sandbox_limits: SandboxLimits,
         recovery_grace_seconds: float = 30.0,
@@ -109,6 +103,7 @@ class ToolExecutor:
         self._receipts = receipts
         self._journal = journal
         self._http = http
+        self._mcp = mcp
         self._sandbox = sandbox
         self._limits = sandbox_limits  # the tool's own cpu / memory / wall / network replace these
         self._grace = recovery_grace_seconds
@@ -221,10 +216,10 @@ class ToolExecutor:
             ) from exc
         try:
             response = await self._http.call(plan, box.timeout_seconds, proxy_id, headers)
-        except httpx.TimeoutException as exc:
+        except UpstreamTimeout as exc:
             raise ApiError(ExecCode.UPSTREAM_TIMEOUT, 504, params={"seconds": box.timeout_seconds}) from exc
-        except httpx.HTTPError as exc:
-            raise _upstream_unreachable(box.id, exc) from exc
+        except UpstreamUnreachable as exc:
+            raise _upstream_unreachable(box.id, exc.error) from exc
         outcome: ev.execution.Outcome = "succeeded" if response.status_code < 400 else "tool_error"
         return response.status_code, response.body, outcome
 
@@ -235,7 +230,7 @@ class ToolExecutor:
         tool = next(t for t in server.tools if t.id == ref.capability_id)
         try:
             result = await asyncio.wait_for(
-                call_mcp_tool(server.url, tool.name, arguments), server.timeout_seconds
+                self._mcp.call_tool(server.url, tool.name, arguments), server.timeout_seconds
             )
         except TimeoutError as exc:
             raise ApiError(ExecCode.UPSTREAM_TIMEOUT, 504, params={"seconds": server.timeout_seconds}) from exc

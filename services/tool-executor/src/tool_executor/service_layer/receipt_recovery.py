@@ -15,28 +15,16 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Protocol
 
-from bkn_common import events as ev
-from tool_executor.service_layer.execution import ReceiptSink
+from tool_executor.service_layer.ports import ReceiptJournal, ReceiptSink
 
 log = logging.getLogger(__name__)
-
-
-class OpenReceipts(Protocol):
-    async def overdue(self, now: float, limit: int) -> list[str]: ...
-
-    async def claim(self, receipt_id: str, seconds: float) -> bool: ...
-
-    async def read(self, receipt_id: str) -> ev.ExecutionReceiptRecorded | None: ...
-
-    async def close(self, receipt_id: str) -> None: ...
 
 
 class ReceiptRecovery:
     def __init__(
         self,
-        journal: OpenReceipts,
+        journal: ReceiptJournal,
         receipts: ReceiptSink,
         *,
         batch: int = 100,
