@@ -1,6 +1,6 @@
 """The receipt journal over the real Redis and Kafka: a tool-executor killed mid-call loses no
 receipt (recovered with ``outcome_known: false``, the call not sent again), a completed call
-leaves no open entry, and the Redis journal itself (open / overdue / lease / settle / close).
+leaves no open entry, and the ReceiptJournal contract on the Redis journal.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ import os
 import signal
 import time
 import uuid
-from collections.abc import Iterator
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
 from redis.asyncio import Redis
 
-from bkn_common import events as ev
+from tests.contracts import Elapse
+from tests.contracts.receipt_journal import ReceiptJournalContract
 from tests.integration.capabilities.helpers import (
     FX,
     FX_ARGS,
@@ -31,7 +31,7 @@ from tests.integration.capabilities.helpers import (
 )
 from tests.support.infra import Infra
 from tests.support.mesh import RunningMesh, running_mesh
-from tool_executor.adapters.receipt_journal import ReceiptJournal
+from tool_executor.adapters.receipt_journal import RedisReceiptJournal
 
 GRACE_SECONDS = 1.0  # recovered 1 s after the tool's own timeout (box_finance: 5 s)
 
@@ -94,32 +94,22 @@ def test_an_executor_killed_mid_call_loses_no_receipt_and_sends_nothing_twice(
     assert finance_stats(mesh)["slow_op"] == before + 1  # recovery publishes, it never re-sends
 
 
-def _receipt(rid: str, *, known: bool) -> ev.ExecutionReceiptRecorded:
-    return ev.ExecutionReceiptRecorded(
-        receipt_id=rid, kn_id="kn", owner_id="box", tool_id="tool", capability_type="function",
-        caller="alice", proxy_id="px", arguments_hash="ah",
-        outcome="succeeded" if known else "upstream_error", latency_ms=1.0,
-        executed_at=datetime.now(UTC), outcome_known=known,
-    )
+class TestRedisReceiptJournal(ReceiptJournalContract):
+    """The ReceiptJournal contract (tests/contracts/receipt_journal.py) on the real Redis
+    (memory: tests/unit/tool_executor/test_receipt_journal_contract.py)."""
 
+    @pytest.fixture
+    async def journal(self, infra: Infra) -> AsyncIterator[RedisReceiptJournal]:
+        redis = Redis.from_url(infra.redis)
+        prefix = f"bkn:test-{uuid.uuid4().hex[:8]}:"
+        try:
+            yield RedisReceiptJournal(redis, prefix)
+        finally:
+            keys = [key async for key in redis.scan_iter(match=prefix + "*")]
+            if keys:
+                await redis.delete(*keys)
+            await redis.aclose()
 
-async def test_the_redis_journal_keeps_leases_and_the_settled_receipt(infra: Infra) -> None:
-    redis = Redis.from_url(infra.redis)
-    journal = ReceiptJournal(redis, f"bkn:test-{uuid.uuid4().hex[:8]}:")
-    try:
-        await journal.open(_receipt("due", known=False), deadline=100.0)
-        await journal.open(_receipt("later", known=False), deadline=10_000.0)
-        assert await journal.overdue(now=200.0, limit=10) == ["due"]
-        await journal.settle(_receipt("due", known=True))
-        settled = await journal.read("due")
-        assert settled is not None and settled.outcome_known and settled.outcome == "succeeded"
-        assert await journal.claim("due", seconds=5) is True
-        assert await journal.claim("due", seconds=5) is False  # another replica
-        await journal.close("due")
-        assert await journal.read("due") is None
-        assert await journal.overdue(now=20_000.0, limit=10) == ["later"]
-        await journal.settle(_receipt("never-opened", known=True))  # settle never creates
-        assert await journal.read("never-opened") is None
-        await journal.close("later")
-    finally:
-        await redis.aclose()
+    @pytest.fixture
+    def elapse(self) -> Elapse:
+        return asyncio.sleep
