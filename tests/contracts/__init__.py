@@ -11,7 +11,13 @@ knowledge-base ports.)
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+import pytest
+from redis.asyncio import Redis
 
 Elapse = Callable[[float], Awaitable[None]]
 """Let ``seconds`` pass for the adapter under test (sleep, or advance a manual clock)."""
@@ -28,3 +34,37 @@ class ManualClock:
 
     async def elapse(self, seconds: float) -> None:
         self.now += seconds
+
+
+class ManualTime:
+    """Mixin of an in-memory run: ``clock`` (a :class:`ManualClock`) and its ``elapse``."""
+
+    @pytest.fixture
+    def clock(self) -> ManualClock:
+        return ManualClock()
+
+    @pytest.fixture
+    def elapse(self, clock: ManualClock) -> Elapse:
+        return clock.elapse
+
+
+class RealTime:
+    """Mixin of a run on a real server: time passes by sleeping."""
+
+    @pytest.fixture
+    def elapse(self) -> Elapse:
+        return asyncio.sleep
+
+
+@asynccontextmanager
+async def scratch_redis(url: str, *, decode_responses: bool = False) -> AsyncIterator[tuple[Redis, str]]:
+    """A client and a fresh key prefix; the prefix's keys are deleted afterwards."""
+    client = Redis.from_url(url, decode_responses=decode_responses)
+    prefix = f"bkn:test-contract-{uuid.uuid4().hex[:8]}:"
+    try:
+        yield client, prefix
+    finally:
+        keys = [key async for key in client.scan_iter(match=prefix + "*")]
+        if keys:
+            await client.delete(*keys)
+        await client.aclose()

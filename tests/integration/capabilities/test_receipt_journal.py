@@ -10,14 +10,13 @@ import concurrent.futures
 import os
 import signal
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
 from redis.asyncio import Redis
 
-from tests.contracts import Elapse
+from tests.contracts import RealTime, scratch_redis
 from tests.contracts.receipt_journal import ReceiptJournalContract
 from tests.integration.capabilities.helpers import (
     FX,
@@ -94,22 +93,11 @@ def test_an_executor_killed_mid_call_loses_no_receipt_and_sends_nothing_twice(
     assert finance_stats(mesh)["slow_op"] == before + 1  # recovery publishes, it never re-sends
 
 
-class TestRedisReceiptJournal(ReceiptJournalContract):
+class TestRedisReceiptJournal(RealTime, ReceiptJournalContract):
     """The ReceiptJournal contract (tests/contracts/receipt_journal.py) on the real Redis
     (memory: tests/unit/tool_executor/test_receipt_journal_contract.py)."""
 
     @pytest.fixture
     async def journal(self, infra: Infra) -> AsyncIterator[RedisReceiptJournal]:
-        redis = Redis.from_url(infra.redis)
-        prefix = f"bkn:test-{uuid.uuid4().hex[:8]}:"
-        try:
-            yield RedisReceiptJournal(redis, prefix)
-        finally:
-            keys = [key async for key in redis.scan_iter(match=prefix + "*")]
-            if keys:
-                await redis.delete(*keys)
-            await redis.aclose()
-
-    @pytest.fixture
-    def elapse(self) -> Elapse:
-        return asyncio.sleep
+        async with scratch_redis(infra.redis) as (client, prefix):
+            yield RedisReceiptJournal(client, prefix)

@@ -4,14 +4,13 @@ suite, tests/unit/trace_recorder/test_coordination_contract.py.)"""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from redis.asyncio import Redis
 
-from tests.contracts import Elapse
+from tests.contracts import RealTime
 from tests.contracts.coordination import CoordinationContract, claim_op
 from trace_recorder.adapters.redis_coordination import RedisCoordination
 from trace_recorder.service_layer.ports import Coordination, CoordinationUnavailable
@@ -19,7 +18,7 @@ from trace_recorder.service_layer.ports import Coordination, CoordinationUnavail
 pytestmark = pytest.mark.integration
 
 
-class TestRedisCoordination(CoordinationContract):
+class TestRedisCoordination(RealTime, CoordinationContract):
     @pytest.fixture
     async def port(self, request: pytest.FixtureRequest, env: Any) -> AsyncIterator[Coordination]:
         client = Redis.from_url(env.settings().redis_url, decode_responses=True)
@@ -27,10 +26,6 @@ class TestRedisCoordination(CoordinationContract):
             yield RedisCoordination(client, env.redis_prefix + f"contract:{id(request)}:")
         finally:
             await client.aclose()
-
-    @pytest.fixture
-    def elapse(self) -> Elapse:
-        return asyncio.sleep
 
 
 async def test_claim_operation_when_unreachable() -> None:

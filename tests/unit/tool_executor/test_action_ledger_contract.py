@@ -5,21 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.contracts import Elapse, ManualClock
+from tests.contracts import ManualClock, ManualTime
 from tests.contracts.action_ledger import ActionLedgerContract, LedgerFor
 from tool_executor.adapters.memory_action_ledger import MemoryActionLedger
 
 
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-class TestMemoryActionLedger(ActionLedgerContract):
+class TestMemoryActionLedger(ManualTime, ActionLedgerContract):
     @pytest.fixture
     def ledger_for(self, clock: ManualClock) -> LedgerFor:
         return lambda lease_seconds: MemoryActionLedger(lease_seconds, clock=clock)
-
-    @pytest.fixture
-    def elapse(self, clock: ManualClock) -> Elapse:
-        return clock.elapse

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.contracts import Elapse, ManualClock
+from tests.contracts import ManualClock, ManualTime
 from tests.contracts.receipt_journal import ReceiptJournalContract
 from tool_executor.adapters.memory_journal import MemoryReceiptJournal
 from tool_executor.service_layer.ports import ReceiptJournal
 
 
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-class TestMemoryReceiptJournal(ReceiptJournalContract):
+class TestMemoryReceiptJournal(ManualTime, ReceiptJournalContract):
     @pytest.fixture
     def journal(self, clock: ManualClock) -> ReceiptJournal:
         return MemoryReceiptJournal(clock=clock)
-
-    @pytest.fixture
-    def elapse(self, clock: ManualClock) -> Elapse:
-        return clock.elapse

@@ -5,25 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.contracts import Elapse, ManualClock
+from tests.contracts import ManualClock, ManualTime
 from tests.contracts.coordination import CoordinationContract, claim_op
 from trace_recorder.adapters.memory_coordination import MemoryCoordination
 from trace_recorder.service_layer.ports import Coordination, CoordinationUnavailable
 
 
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-class TestMemoryCoordination(CoordinationContract):
+class TestMemoryCoordination(ManualTime, CoordinationContract):
     @pytest.fixture
     def port(self, clock: ManualClock) -> Coordination:
         return MemoryCoordination(clock=clock)
-
-    @pytest.fixture
-    def elapse(self, clock: ManualClock) -> Elapse:
-        return clock.elapse
 
 
 async def test_claim_operation_when_unavailable() -> None:
