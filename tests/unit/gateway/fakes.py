@@ -28,6 +28,7 @@ class Call:
     path: str
     json: Any
     account: str | None
+    timeout: float | None = None
 
 
 class FakeService:
@@ -49,7 +50,7 @@ class FakeService:
                    params: dict[str, Any] | None = None, account: str | None = None,
                    language: Language = "en-US", request_id: str | None = None,
                    timeout: float | None = None) -> Any:
-        self.calls.append(Call(method, path, json, account))
+        self.calls.append(Call(method, path, json, account, timeout))
         if (method, path) not in self.routes:
             raise ApiError(ErrorCode.NOT_FOUND, 404, params={"reason": path})
         answer = self.routes[(method, path)]
