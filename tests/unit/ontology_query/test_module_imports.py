@@ -1,8 +1,8 @@
 """ontology-query's modules import each other one way: no cycle, no import inside a function,
 and the layers point inward (``domain`` ← ``service_layer`` ← ``entrypoints`` / ``adapters``).
 
-Read from the source with ``ast`` (imports under ``if TYPE_CHECKING:`` are annotations only
-and do not count as edges).
+Read from the source with ``ast``; an import under ``if TYPE_CHECKING:`` counts too (a cycle
+that only annotations close is still a cycle).
 """
 
 from __future__ import annotations
@@ -28,12 +28,6 @@ def _modules() -> dict[str, ast.Module]:
     return found
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _imported(node: ast.Import | ast.ImportFrom) -> list[str]:
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names]
@@ -41,13 +35,13 @@ def _imported(node: ast.Import | ast.ImportFrom) -> list[str]:
     return [base, *(f"{base}.{alias.name}" for alias in node.names)]
 
 
-def _runtime_imports(tree: ast.Module, known: set[str]) -> set[str]:
-    """The package's modules ``tree`` imports when it runs (top level and under plain ifs)."""
+def _module_imports(tree: ast.Module, known: set[str]) -> set[str]:
+    """The package's modules ``tree`` imports outside functions."""
     out: set[str] = set()
     pending: list[ast.stmt] = list(tree.body)
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.If) and not _is_type_checking(node):
+        if isinstance(node, ast.If):
             pending.extend(node.body + node.orelse)
         elif isinstance(node, ast.Try):
             pending.extend(node.body + node.orelse + node.finalbody)
@@ -63,7 +57,7 @@ def _layer(module: str) -> str | None:
 
 def test_no_import_cycle() -> None:
     modules = _modules()
-    graph = {name: _runtime_imports(tree, set(modules)) - {name} for name, tree in modules.items()}
+    graph = {name: _module_imports(tree, set(modules)) - {name} for name, tree in modules.items()}
     try:
         TopologicalSorter(graph).prepare()
     except CycleError as exc:  # pragma: no cover - the message is the finding
@@ -90,7 +84,7 @@ def test_layers_point_inward() -> None:
         layer = _layer(name)
         if layer is None:
             continue
-        for target in _runtime_imports(tree, set(modules)):
+        for target in _module_imports(tree, set(modules)):
             other = _layer(target)
             if other is not None and other != layer and other not in INWARD[layer]:
                 wrong.append(f"{name} → {target}")

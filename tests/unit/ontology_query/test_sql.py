@@ -19,7 +19,7 @@ from bkn_common.errors import ApiError
 from ontology_query.adapters.duckdb_engine import DuckDbEngine
 from ontology_query.domain.sql_guard import ALLOWED_FUNCTIONS, check_sql
 from ontology_query.service_layer.data_ports import QueryResult, TableSpec
-from ontology_query.service_layer.data_resources import SqlRequest, SqlRunner
+from ontology_query.service_layer.data_tools import SqlRequest, SqlRunner
 from tests.unit.ontology_query.sql_support import ORDERS, SUPPLIERS, data_state, resource
 
 JOIN = ("SELECT s.region, COUNT(*) AS n, SUM(o.amount) AS total FROM {{.res_orders}} o "

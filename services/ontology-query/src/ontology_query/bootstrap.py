@@ -23,7 +23,7 @@ from bkn_common.topics import projection_topics
 from ontology_query.adapters.duckdb_engine import DuckDbEngine
 from ontology_query.entrypoints import actions_http, data_http, queries_http
 from ontology_query.entrypoints.http import router
-from ontology_query.service_layer.data_resources import SqlRunner
+from ontology_query.service_layer.data_tools import SqlRunner
 from ontology_query.service_layer.projection import OntologyState
 from ontology_query.settings import OntologyQuerySettings
 

@@ -12,7 +12,7 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from ontology_query.entrypoints.bodies import Account, StrictBody
-from ontology_query.service_layer.data_resources import (
+from ontology_query.service_layer.data_tools import (
     ResourceQuery,
     SqlRequest,
     SqlRunner,

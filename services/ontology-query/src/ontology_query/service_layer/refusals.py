@@ -1,10 +1,10 @@
-"""Refusals shared by ontology-query's handlers (no state import: usable from every module):
-a missing network or object type, and the input codes logic properties and actions share."""
+"""Refusals shared by ontology-query's handlers: a missing network or object type, and the
+input codes logic properties and actions share."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.errors import ApiError, ErrorCode
@@ -13,9 +13,7 @@ from ontology_query.domain.errors import NOT_FOUND_CODES, DomainError
 from ontology_query.domain.instances import require_object_type
 from ontology_query.domain.model import ObjectType
 from ontology_query.domain.store import OntologyStore
-
-if TYPE_CHECKING:
-    from ontology_query.service_layer.projection import OntologyState
+from ontology_query.service_layer.projection import OntologyState
 
 
 class LogicCode:
