@@ -23,20 +23,24 @@ KN = "supply_chain"
 DEV, ANALYST, VIEWER = Caller("dev"), Caller("analyst", "zh-CN"), Caller("viewer")
 
 
-@cache
-def demo_state() -> OntologyState:
-    """The demo network, plus a grant on shipment without view_detail for ``viewer``."""
+def _state(*grants: ev.ResourceGrant) -> OntologyState:
+    """The demo network, plus ``grants``."""
     state = OntologyState()
     now = datetime.now(UTC)
     events = bundle_events(load_bundle(ROOT / "examples" / "supply_chain"))
     network = next(e for e in events if isinstance(e, ev.NetworkUpserted))
-    blocked = ev.ResourceGrant(account="viewer", resource_type="object_type",
-                               resource_id="shipment", operations=())
     events.append(network.model_copy(
-        update={"resource_grants": (*network.resource_grants, blocked)}))
+        update={"resource_grants": (*network.resource_grants, *grants)}))
     for n, event in enumerate(events):
         state.apply(EventRecord(event=event, event_id=str(n), occurred_at=now))
     return state
+
+
+@cache
+def demo_state() -> OntologyState:
+    """The demo network, plus a grant on shipment without view_detail for ``viewer``."""
+    return _state(ev.ResourceGrant(account="viewer", resource_type="object_type",
+                                   resource_id="shipment", operations=()))
 
 
 def rows(ot_id: str) -> list[dict[str, Any]]:
@@ -143,3 +147,20 @@ def test_explore_refuses_offset_with_search_after() -> None:
         queries.explore(demo_state(), KN, DEV, source_object_type_id="supplier",
                         direction="forward", path_length=1, offset=0, search_after=["S-0001"])
     assert refused.value.code.endswith("InvalidParameter.OffsetAndSearchAfter")
+
+
+def test_a_row_filter_that_does_not_fit_its_type_refuses_the_type_and_hides_it_elsewhere() -> None:
+    broken = ev.ResourceGrant(
+        account="broken", resource_type="object_type", resource_id="shipment",
+        operations=("view_detail",),
+        row_filter={"field": "no_such_field", "operation": "==", "value": "x",
+                    "value_from": "const"},
+    )  # fmt: skip
+    state, caller = _state(broken), Caller("broken")
+    with pytest.raises(ApiError) as refused:
+        queries.object_instances(state, KN, caller, ot_id="shipment")
+    assert (refused.value.status, refused.value.code) == (500, permissions.INVALID_ROW_FILTER_CODE)
+    body = queries.explore(state, KN, caller, source_object_type_id="sales_order",
+                           direction="forward", path_length=1, limit=50)
+    types = {o["_object_type_id"] for o in body["objects"].values()}
+    assert "shipment" not in types and "warehouse" in types  # the filter admits nothing

@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from bkn_common.errors import ApiError
 from ontology_query.domain import (
     DomainError,
     ObjectType,
-    OntologyStore,
     QueryErrorCode,
     explore_subgraph,
     query_instance_subgraph,
@@ -210,7 +210,7 @@ def _visible(policies: CallerPolicy, graph: Subgraph, start_type: str) -> tuple[
         if not policy.readable:
             tests[ot_id] = lambda _id: False
         elif policy.row_filter is not None:
-            tests[ot_id] = _row_test(policies.store, object_type, policy)
+            tests[ot_id] = _row_test(policies, object_type, policy)
     if not tests:
         return graph, set()
     seen: dict[tuple[str, str], bool] = {}
@@ -243,18 +243,19 @@ def _visible(policies: CallerPolicy, graph: Subgraph, start_type: str) -> tuple[
 
 
 def _row_test(
-    store: OntologyStore, object_type: ObjectType, policy: ObjectTypePolicy
+    policies: CallerPolicy, object_type: ObjectType, policy: ObjectTypePolicy
 ) -> Callable[[str], bool]:
+    """The row filter as a test of object ids; a filter that does not fit the type (a 500 for
+    the explored type itself) admits nothing here."""
     try:
-        bound = bind_condition(policy.row_filter, object_type)
-    except DomainError:
-        return lambda _id: False  # an unusable filter admits nothing
-    assert bound is not None
-    objects = store.objects(object_type.id)
+        admits = policies.row_test(object_type, policy)
+    except ApiError:
+        return lambda _id: False
+    objects = policies.store.objects(object_type.id)
 
     def test(obj_id: str) -> bool:
         obj = objects.get(obj_id)
-        return obj is not None and bound.predicate(obj.properties)
+        return obj is not None and admits(obj)
 
     return test
 
