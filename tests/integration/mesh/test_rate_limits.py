@@ -3,13 +3,12 @@ then REST and MCP refusals through the gateway of a running mesh."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from redis.asyncio import Redis
 
 from gateway.adapters.rate_limit import RedisRateLimiter
+from tests.contracts import scratch_redis
 from tests.contracts.rate_limiter import SLOW, Opener, RateLimiterContract
 from tests.integration.mcp.support import connect, ok, refused, start
 from tests.support.infra import Infra
@@ -36,15 +35,8 @@ def mesh(infra: Infra, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run
 class TestRedisRateLimiter(RateLimiterContract):
     @pytest.fixture
     async def opener(self, infra: Infra) -> AsyncIterator[Opener]:
-        redis = Redis.from_url(infra.redis)
-        prefix = f"it:limits:{uuid.uuid4().hex[:8]}:"
-        try:
+        async with scratch_redis(infra.redis) as (redis, prefix):
             yield lambda account, tool: RedisRateLimiter(redis, prefix, account, tool)
-        finally:
-            keys = [k async for k in redis.scan_iter(match=f"{prefix}*")]
-            if keys:
-                await redis.delete(*keys)
-            await redis.aclose()
 
 
 # -- through the gateway ----------------------------------------------------------------------
