@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
@@ -290,9 +290,17 @@ class ProjectionRunner:
             await self._until_applied(projection, [], position)
 
     async def _dead_letter_until_done(self, record: ConsumerRecord[bytes, bytes], reason: str) -> None:
+        await self._until_done(record, lambda: self._dead_letter(record, reason))
+
+    async def _until_done(
+        self, record: ConsumerRecord[bytes, bytes], step: Callable[[], Awaitable[None]]
+    ) -> None:
+        """Run ``step`` (apply or dead-letter ``record``) until it succeeds: a failure here is
+        the dead-letter topic's, so the same record is retried every second (the position
+        does not move past a record that went nowhere)."""
         while True:
             try:
-                await self._dead_letter(record, reason)
+                await step()
                 return
             except Exception as exc:
                 self.last_error = f"dead-lettering failed: {exc}"
@@ -368,16 +376,8 @@ class ProjectionRunner:
 
     async def _apply_until_done(self, record: ConsumerRecord[bytes, bytes]) -> None:
         """Apply or dead-letter the record; if even the dead-letter topic fails, keep retrying
-        the same record (the position does not move past a record that went nowhere)."""
-        while True:
-            try:
-                await self._apply(record)
-                return
-            except Exception as exc:
-                self.last_error = f"dead-lettering failed: {exc}"
-                log.error("%s: cannot dead-letter %s@%d: %s", self._consumer_name,
-                          record.topic, record.offset, exc)
-                await asyncio.sleep(1)
+        the same record (see :meth:`_until_done`)."""
+        await self._until_done(record, lambda: self._apply(record))
 
     async def _apply(self, record: ConsumerRecord[bytes, bytes]) -> None:
         try:
