@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from capability_index.domain import glossary
 from capability_index.domain.glossary import EXTRA_WORDS, GLOSSARY, GROUP_KINDS, domain_words, parse
+from capability_index.domain.tokenizer import fingerprint, tokenize
 
 
 def test_parse_reads_sections_groups_and_extra_words() -> None:
@@ -27,3 +29,12 @@ def test_the_packaged_glossary_loads() -> None:
     assert all(group and all(phrase.strip() == phrase and phrase for phrase in group)
                for group in GLOSSARY)
     assert set(EXTRA_WORDS) <= set(domain_words())
+
+
+def test_the_tokenizer_fingerprint_follows_the_glossary_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = fingerprint(tokenize)
+    words = domain_words()
+    monkeypatch.setattr(glossary, "domain_words", lambda: list(words))  # same words, read anew
+    assert fingerprint(tokenize) == before
+    monkeypatch.setattr(glossary, "domain_words", lambda: [*words, "新词语"])
+    assert fingerprint(tokenize) != before
