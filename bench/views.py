@@ -15,7 +15,7 @@ For each service: with its checkpoint deleted, start it and time until ``/readyz
 (``restart_zero_s``: the replay from offset zero); then stop it with SIGTERM (it writes its
 checkpoint), start it again and time until green (``restart_checkpoint_s``). ``rss_mb`` is
 the process's resident memory after the checkpointed restart. The ``trace_recorder`` part comes
-from ``bench.views_trace_recorder.measure()`` when that module exists.
+from ``bench.views_trace_recorder.measure()``.
 
 Measurements only, nothing asserted. Results: bench/results/views.json.
 """
@@ -23,7 +23,6 @@ Measurements only, nothing asserted. Results: bench/results/views.json.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import random
 import time
@@ -32,6 +31,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from bench import views_trace_recorder
 from bench.harness import ROOT, bench_mesh, print_table, write_result
 from bench.ontology_queries import instance_events, publish_bulk, schema_events
 from bkn_common import events as ev
@@ -112,15 +112,6 @@ def _restarts(layout: Any, name: str) -> dict[str, Any]:
     }
 
 
-def _trace_recorder() -> tuple[dict[str, Any] | None, str | None]:
-    try:
-        module = importlib.import_module("bench.views_trace_recorder")
-    except ModuleNotFoundError:
-        return None, "bench/views_trace_recorder.py (trace-recorder on a database) is not there yet"
-    measured: dict[str, Any] = module.measure()
-    return measured, None
-
-
 def main() -> dict[str, Any]:
     import devmesh
 
@@ -138,13 +129,12 @@ def main() -> dict[str, Any]:
             devmesh.start_process(layout, process)
         result["capability_index"] = _restarts(layout, "capability-index")
         result["ontology_query"] = _restarts(layout, "ontology-query")
-    trace, note = _trace_recorder()
+    trace = views_trace_recorder.measure()
     payload: dict[str, Any] = {
         "events": capabilities + instances,
         "events_by_part": {"capability_index": capabilities, "ontology_query": instances},
         "publish_s": round(publish_s, 1),
         "trace_recorder": trace,
-        **({"trace_recorder_note": note} if note else {}),
         **result,
     }
     rows = [
@@ -152,8 +142,6 @@ def main() -> dict[str, Any]:
         for name, part in result.items()
     ]
     print_table("checkpointed restart vs replay from offset zero (seconds to /readyz green)", rows)
-    if note:
-        print(f"   trace_recorder: null ({note})")
     path = write_result("views", payload)
     print(f"   → {path}")
     return payload
