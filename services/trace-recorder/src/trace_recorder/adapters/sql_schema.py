@@ -118,10 +118,8 @@ def migrate(
     serialises concurrent migrators inside it (replicas starting together)."""
     with transaction():
         cursor = connection.cursor()
+        lock(cursor)  # first: concurrent CREATE TABLE IF NOT EXISTS can collide on PostgreSQL
         cursor.execute(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version {ddl.bigint} NOT NULL)")
-    with transaction():
-        cursor = connection.cursor()
-        lock(cursor)
         before = current_version(cursor)
     if before > LATEST:
         raise SchemaTooNew(
@@ -129,6 +127,8 @@ def migrate(
             f"trace-recorder knows ({LATEST}): run the newer trace-recorder, or point this one "
             f"at another database; nothing was read or changed")
     for migration in MIGRATIONS:
+        if migration.version <= before:
+            continue  # applied before this start: no transaction, no lock
         if migration.version > target:
             break
         with transaction():
