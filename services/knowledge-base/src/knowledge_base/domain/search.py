@@ -25,6 +25,7 @@ Mode = Literal["hybrid", "file", "graph", "vector", "bm25"]
 POOL = 200
 VECTOR_FLOOR = 0.30
 VECTOR_ONLY_FLOOR = 0.38
+MENTION_MIN = 4  # shorter titles are not looked for inside a question
 BM25_FLOOR_SHARE = 0.25  # a BM25 hit below this share of the best score is noise
 WEIGHTS: dict[str, dict[str, float]] = {
     "hybrid": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0, "vector": 1.6, "graph": 0.35},
@@ -93,8 +94,13 @@ class SearchIndex:
                 if key:
                     self.titles.setdefault(key, []).append(file.file_id)
             self.chunks.extend(file_chunks(file, chunk_chars))
-        self.mentions = sorted(((k, v) for k, v in self.titles.items() if len(k) >= 4),
+        self.mentions = sorted(((k, v) for k, v in self.titles.items() if len(k) >= MENTION_MIN),
                                key=lambda kv: -len(kv[0]))
+        # rank of each mentionable title by its first characters: a query is checked against
+        # the titles starting at one of its own positions, not against every title
+        self._mention_heads: dict[str, list[int]] = {}
+        for rank, (title, _) in enumerate(self.mentions):
+            self._mention_heads.setdefault(title[:MENTION_MIN], []).append(rank)
         self._matrix: np.ndarray | None = None
         self._rows: list[int] = []
         self.missing_vectors = len(self.chunks)
@@ -122,8 +128,12 @@ class SearchIndex:
 
     def mention(self, query: str) -> list[str]:
         text = normalized(query)
+        heads = self._mention_heads
+        ranks = sorted({rank for i in range(len(text) - MENTION_MIN + 1)
+                        for rank in heads.get(text[i:i + MENTION_MIN], ())})
         found: list[str] = []
-        for title, ids in self.mentions:
+        for rank in ranks:
+            title, ids = self.mentions[rank]
             if title in text and title != text:
                 found.extend(i for i in ids if i not in found)
         return found[:20]
