@@ -42,6 +42,20 @@ def test_a_manifest_file_without_its_content_is_unavailable() -> None:
     assert tree["items"][-1]["generatedOutputStatus"] == "unavailable"
 
 
+def test_files_of_the_next_apply_keep_the_current_view_cached(demo_state: KnowledgeState) -> None:
+    view = demo_state.view("handbook")
+    path = "pages/next-revision-only.md"
+    fold(demo_state, [ev.KnowledgeFileUpserted(kb_id="handbook", path=path, content="# Next\n",
+                                               content_sha256="1" * 64, size_bytes=7),
+                      ev.KnowledgeFileRemoved(kb_id="handbook", path="index.md")])
+    assert demo_state.view("handbook") is view  # nothing readable changed: no rebuild
+    fold(demo_state, [ev.KnowledgeBaseApplied(
+        kb_id="handbook", name="Handbook", readers=("dev",), content_revision=view.revision + 1,
+        manifest={path: "1" * 64})])
+    after = demo_state.view("handbook")
+    assert after is not view and after.files[path].available and after.files[path].title == "Next"
+
+
 def test_readers_only_and_not_found_for_the_rest(demo_state: KnowledgeState) -> None:
     with pytest.raises(OpenApiError) as refused:
         reading.list_tree(demo_state, Reader("viewer", "/p", 10, 10), "handbook", "", None, None)

@@ -29,7 +29,8 @@ class BaseRecord:
     contents: dict[str, OrderedDict[str, str]] = field(default_factory=dict)
     removed: set[str] = field(default_factory=set)
     version: int = 0
-    """Bumps on every change: views and indexes are cached per version."""
+    """Bumps on every change to the view (the manifest or one of its contents): views and
+    indexes are cached per version."""
 
     @property
     def applied(self) -> bool:
@@ -73,14 +74,14 @@ class KnowledgeState:
                         oldest = next(iter(versions))
                     versions.pop(oldest)
                 base.removed.discard(event.path)
-                base.version += 1
-            case ev.KnowledgeFileRemoved():
+                if current == event.content_sha256:  # a file of the next apply changes no view
+                    base.version += 1
+            case ev.KnowledgeFileRemoved():  # a view reads only the manifest's contents
                 base = self._base(event.kb_id)
                 if event.path not in base.manifest:
                     base.contents.pop(event.path, None)
                 else:
                     base.removed.add(event.path)
-                base.version += 1
             case ev.KnowledgeBaseApplied():
                 base = self._base(event.kb_id)
                 base.name, base.readers = event.name, frozenset(event.readers)
