@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Shared helpers for scripts/kafka.sh and scripts/redis.sh. Source it, don't run it.
+# Shared helpers for scripts/kafka.sh, redis.sh, postgres.sh and k8s-cluster.sh. Source it,
+# don't run it.
 #
 # The sourcing script sets LOG_PREFIX (its own name, e.g. "kafka.sh") first.
 
@@ -106,11 +107,12 @@ wait_pid_exit() {
   return 0
 }
 
-# stop_pid PID NAME [PATTERN] [SECONDS]: TERM, wait up to SECONDS (default 20), then KILL.
+# stop_pid PID NAME [PATTERN] [SECONDS] [SIGNAL]: SIGNAL (default TERM), wait up to SECONDS
+# (default 20), then KILL.
 stop_pid() {
-  local pid="$1" name="$2" pattern="${3:-}" seconds="${4:-20}"
+  local pid="$1" name="$2" pattern="${3:-}" seconds="${4:-20}" signal="${5:-TERM}"
   pid_alive "$pid" "$pattern" || return 0
-  kill -TERM "$pid" 2>/dev/null || true
+  kill "-$signal" "$pid" 2>/dev/null || true
   if ! wait_pid_exit "$pid" "$seconds" "$pattern"; then
     warn "$name (pid $pid) did not stop within ${seconds}s; sending KILL"
     kill -KILL "$pid" 2>/dev/null || true
@@ -118,18 +120,28 @@ stop_pid() {
   fi
 }
 
-# stop_pidfile FILE NAME PATTERN [SECONDS]: stops the process recorded in FILE, removes FILE.
-# Harmless when nothing is running.
+# stop_pidfile FILE NAME PATTERN [SECONDS] [SIGNAL]: stops the process recorded in FILE (by
+# stop_pid), removes FILE. Harmless when nothing is running.
 stop_pidfile() {
-  local file="$1" name="$2" pattern="$3" seconds="${4:-20}" pid
+  local file="$1" name="$2" pattern="$3" seconds="${4:-20}" signal="${5:-TERM}" pid
   if ! pid="$(running_pid "$file" "$pattern")"; then
     log "$name is not running"
     return 0
   fi
   log "stopping $name (pid $pid)"
-  stop_pid "$pid" "$name" "$pattern" "$seconds"
+  stop_pid "$pid" "$name" "$pattern" "$seconds" "$signal"
   rm -f "$file"
   log "$name stopped"
+}
+
+# redacted_url URL: URL with its user info (user:password@) shown as ***, for log lines.
+redacted_url() {
+  local url="$1"
+  if [[ "$url" == *://*@* ]]; then
+    printf '%s://***@%s\n' "${url%%://*}" "${url##*@}"
+  else
+    printf '%s\n' "$url"
+  fi
 }
 
 # --- network ---------------------------------------------------------------------------------

@@ -82,15 +82,6 @@ url() {
   printf 'postgresql://postgres@%s:%s/postgres\n' "$POSTGRES_HOST" "$POSTGRES_PORT"
 }
 
-redacted_url() {
-  local value="$1"
-  if [[ "$value" == *://*@* ]]; then
-    printf '%s://***@%s\n' "${value%%://*}" "${value##*@}"
-  else
-    printf '%s\n' "$value"
-  fi
-}
-
 # --- commands --------------------------------------------------------------------------------
 
 init_cluster() {
@@ -183,20 +174,8 @@ cmd_stop() {
     log "POSTGRES_URL is set: the external PostgreSQL at $(redacted_url "$POSTGRES_URL") is not managed here"
     return 0
   fi
-  local pid
-  if ! pid="$(running_pid "$PID_FILE" "$PID_PATTERN")"; then
-    log "PostgreSQL is not running"
-    return 0
-  fi
-  log "stopping PostgreSQL (pid $pid, fast shutdown)"
-  kill -INT "$pid" 2>/dev/null || true
-  if ! wait_pid_exit "$pid" "$POSTGRES_STOP_TIMEOUT" "$PID_PATTERN"; then
-    warn "PostgreSQL (pid $pid) did not stop within ${POSTGRES_STOP_TIMEOUT}s; sending KILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    wait_pid_exit "$pid" 5 "$PID_PATTERN" || die "PostgreSQL (pid $pid) survived KILL"
-  fi
-  rm -f "$PID_FILE"
-  log "PostgreSQL stopped"
+  # SIGINT is PostgreSQL's fast shutdown
+  stop_pidfile "$PID_FILE" "PostgreSQL" "$PID_PATTERN" "$POSTGRES_STOP_TIMEOUT" INT
 }
 
 cmd_status() {

@@ -103,16 +103,6 @@ stop_foreign_redis() {
   done
 }
 
-# The URL without credentials, for messages.
-redacted_url() {
-  local url="$1"
-  if [[ "$url" == *://*@* ]]; then
-    printf '%s://***@%s\n' "${url%%://*}" "${url##*@}"
-  else
-    printf '%s\n' "$url"
-  fi
-}
-
 # --- commands --------------------------------------------------------------------------------
 
 cmd_start() {
