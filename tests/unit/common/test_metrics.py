@@ -45,10 +45,11 @@ class FakeProjection:
         return {"lag": self.behind}
 
 
-def app_with(metrics: ServiceMetrics | None = None, projections: list[FakeProjection] | None = None):  # type: ignore[no-untyped-def]
+def app_with(metrics: ServiceMetrics | None = None, projections: list[FakeProjection] | None = None,  # type: ignore[no-untyped-def]
+             edge: bool = False):
     app = make_service_app(
         title="probe", settings=ServiceSettings(mesh_internal_secret="metrics-test-secret-of-enough-length-0123456789"),  # type: ignore[arg-type]
-        resources=[], readiness={}, metrics=metrics,
+        resources=[], readiness={}, metrics=metrics, edge=edge,
         runners={p.consumer_name: p for p in projections or []},  # type: ignore[misc]
     )
     router = APIRouter()
@@ -88,6 +89,19 @@ async def test_requests_are_counted_by_route_template_method_and_status() -> Non
     assert value(found, "bkn_http_request_duration_seconds_count", route=route, method="GET") == 4
     # raw paths never become label values
     assert not [key for key in found if ("route", "/v1/things/a") in key[1]]
+
+
+async def test_an_edge_app_labels_its_requests_by_route_template_too() -> None:
+    """The edge's MeshGuard drops inbound internal headers; the router's match must still
+    reach the metrics middleware outside it (it once saw a copy of the scope: "(unmatched)")."""
+    async with client_for(app_with(edge=True)) as client:
+        assert (await client.get("/v1/things/a", headers={"X-BKN-Account": "forged"})).status_code == 200
+        assert (await client.get("/healthz")).status_code == 200
+        assert (await client.get("/no/such/path")).status_code == 404
+        _, found = await scrape(client)
+    assert value(found, "bkn_http_requests_total", route="/v1/things/{thing_id}", method="GET", status="200") == 1
+    assert value(found, "bkn_http_requests_total", route="/healthz", method="GET", status="200") == 1
+    assert value(found, "bkn_http_requests_total", route=UNMATCHED_ROUTE, method="GET", status="404") == 1
 
 
 async def test_projection_lag_caught_up_applied_and_dead_letters_are_read_at_scrape_time() -> None:

@@ -41,9 +41,9 @@ class MeshGuard:
             await self.app(scope, receive, send)
             return
         if not scope["path"].startswith(INTERNAL_PATH_PREFIX):
-            if self._edge:
-                kept = [(k, v) for k, v in scope["headers"] if k.lower() not in _INTERNAL_HEADER_BYTES]
-                scope = {**scope, "headers": kept}
+            if self._edge:  # in place: the router's match (scope["route"]) stays visible outside
+                scope["headers"] = [(k, v) for k, v in scope["headers"]
+                                    if k.lower() not in _INTERNAL_HEADER_BYTES]
             await self.app(scope, receive, send)
             return
         body, replay = await _buffered(receive)

@@ -28,7 +28,6 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.responses import Response
-from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
@@ -158,14 +157,9 @@ def metrics_router(metrics: ServiceMetrics) -> APIRouter:
 
 
 def route_template(scope: Scope) -> str:
-    """The matched route's path template (``/v1/tools/{name}``), never the raw path."""
-    route = scope.get("route")
-    if route is None:  # a middleware passed a copy of the scope on: match the routes again
-        for candidate in getattr(getattr(scope.get("app"), "router", None), "routes", ()):
-            if candidate.matches(scope)[0] == Match.FULL:
-                route = candidate
-                break
-    path = getattr(route, "path", None)
+    """The matched route's path template (``/v1/tools/{name}``), never the raw path. The router
+    sets ``scope["route"]`` on the scope the middlewares pass on, so none of them may copy it."""
+    path = getattr(scope.get("route"), "path", None)
     return path if isinstance(path, str) and path else UNMATCHED_ROUTE
 
 
