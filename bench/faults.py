@@ -29,7 +29,6 @@ import asyncio
 import itertools
 import json
 import os
-import random
 import socket
 import subprocess
 import sys
@@ -369,9 +368,6 @@ def main(selected: list[str] | None = None) -> int:
     infra = PrivateInfra()
     infra.kafka_script("start")
     infra.redis_script("start")
-    # a block away from the first ones, which parallel test runs (each its own process) try first
-    devmesh._next_base[0] = random.randrange(devmesh.FIRST_PRIVATE_BASE, devmesh.LAST_PRIVATE_BASE,
-                                             devmesh.PORT_BLOCK)
     layout = devmesh.MeshLayout(
         run_dir=RUN / "mesh", base_port=devmesh.free_port_block(),
         topic_prefix=f"faults{uuid.uuid4().hex[:8]}.", kafka=infra.kafka, redis=infra.redis,

@@ -134,9 +134,11 @@ class MeshLayout:
 PORT_BLOCK = 40
 # Private meshes (tests, benchmarks, the conformance run) take 40-port blocks below the
 # kernel's ephemeral range (32768+), where client sockets never take a port, and only blocks
-# whose every port is free right now.
+# whose every port is free right now. Each process starts its search at a random block, so
+# parallel processes (test runs, benchmarks, chart runs) rarely probe the same block at once.
 FIRST_PRIVATE_BASE, LAST_PRIVATE_BASE = 20000, 32000
-_next_base = [FIRST_PRIVATE_BASE]
+_next_base = [FIRST_PRIVATE_BASE
+              + PORT_BLOCK * secrets.randbelow((LAST_PRIVATE_BASE - FIRST_PRIVATE_BASE) // PORT_BLOCK)]
 
 
 def port_free(port: int) -> bool:

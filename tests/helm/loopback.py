@@ -15,7 +15,6 @@ import base64
 import hashlib
 import json
 import os
-import random
 import signal
 import subprocess
 import time
@@ -28,8 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import devmesh
-
 from tests.helm.chart import ROOT
 from tests.support.infra import Infra
 
@@ -37,17 +34,6 @@ from tests.support.infra import Infra
 OFFSETS = {"gateway": 0, "capabilityIndex": 2, "toolExecutor": 3, "traceRecorder": 4, "ontologyQuery": 5,
            "knowledgeBase": 6}
 REPLICA_PORT_STEP = 20
-
-
-def free_block() -> int:
-    """A free devmesh-sized port block from a random start (test processes of other engineers all
-    start devmesh's own search at its first block, so their picks and ours would collide)."""
-    bases = list(range(devmesh.FIRST_PRIVATE_BASE, devmesh.LAST_PRIVATE_BASE, devmesh.PORT_BLOCK))
-    random.shuffle(bases)
-    for base in bases:
-        if all(devmesh.port_free(base + offset) for offset in range(devmesh.PORT_BLOCK)):
-            return base
-    raise RuntimeError("no free port block")
 
 
 @dataclass

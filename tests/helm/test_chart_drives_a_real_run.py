@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import devmesh
 import pytest
 import yaml
 
@@ -21,7 +22,6 @@ from tests.helm.chart import ROOT, documents, render, settings_names
 from tests.helm.loopback import (
     Pod,
     Rendered,
-    free_block,
     get,
     loopback_values,
     running_chart,
@@ -35,7 +35,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Rendered, Infra]]:
     with real_infra() as infra:
-        base, dev_key = free_block(), "bak_" + secrets.token_urlsafe(32)
+        base, dev_key = devmesh.free_port_block(), "bak_" + secrets.token_urlsafe(32)
         values = tmp_path_factory.mktemp("values") / "loopback.yaml"
         values.write_text(yaml.safe_dump(loopback_values(infra, base, dev_key)))
         yield Rendered(documents(render(values)), dev_key, base), infra

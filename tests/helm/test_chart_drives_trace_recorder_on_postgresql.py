@@ -13,12 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import devmesh
 import psycopg
 import pytest
 import yaml
 
 from tests.helm.chart import documents, render
-from tests.helm.loopback import Pod, Rendered, free_block, get, loopback_values, running_chart, wait_until
+from tests.helm.loopback import Pod, Rendered, get, loopback_values, running_chart, wait_until
 from tests.support.infra import real_infra, real_postgres
 
 pytestmark = pytest.mark.integration
@@ -36,7 +37,7 @@ def chart_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Render
     with real_infra() as infra, real_postgres() as database:
         url, password = without_password(database)
         schema = f"helm_{uuid.uuid4().hex[:10]}"
-        base, dev_key = free_block(), "bak_" + secrets.token_urlsafe(32)
+        base, dev_key = devmesh.free_port_block(), "bak_" + secrets.token_urlsafe(32)
         values: dict[str, Any] = loopback_values(infra, base, dev_key)
         values["traceRecorder"] = {**values["traceRecorder"], "store": "postgresql", "replicas": 2}
         values["postgresql"] = {"url": url, "password": password, "schema": schema}
