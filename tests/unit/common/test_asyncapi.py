@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from bkn_common.asyncapi import RECEIVES, SENDS, asyncapi_document, render_yaml
 from bkn_common.events import registered_events
 from bkn_common.topics import ALL_TOPICS
+from tests.support.refs import assert_refs_resolve
 
 SNAPSHOT = Path(__file__).resolve().parents[3] / "docs" / "asyncapi.yaml"
 REGENERATE = ".venv/bin/python -m bkn_common.asyncapi > docs/asyncapi.yaml"
@@ -71,25 +71,7 @@ def test_every_event_payload_is_the_envelope_with_data() -> None:
 
 def test_every_reference_resolves() -> None:
     document = asyncapi_document()
-    refs: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("$ref"), str):
-                refs.append(node["$ref"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(document)
-    assert refs
-    for ref in refs:
-        node: Any = document
-        for part in ref.removeprefix("#/").split("/"):
-            assert part in node, f"unresolved {ref}"
-            node = node[part]
+    assert_refs_resolve(document)
 
 
 def test_operations_follow_the_table() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import json
 from pathlib import Path
-from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -13,6 +12,7 @@ from gateway.entrypoints.openapi import DOCUMENT_PATH, openapi_document, render,
 from gateway.entrypoints.rest import PREFIX
 from gateway.service_layer.catalogue import build_registry
 from gateway.settings import GatewaySettings
+from tests.support.refs import assert_refs_resolve
 
 SNAPSHOT = Path(__file__).resolve().parents[3] / "docs" / "openapi.json"
 REGENERATE = ".venv/bin/python -m gateway.entrypoints.openapi > docs/openapi.json"
@@ -67,25 +67,7 @@ def test_security_scheme_and_envelope() -> None:
 
 def test_every_reference_resolves() -> None:
     document = openapi_document(build_registry(GatewaySettings(execute_skill_enabled=True)))
-    refs: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("$ref"), str):
-                refs.append(node["$ref"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(document)
-    assert refs
-    for ref in refs:
-        node: Any = document
-        for part in ref.removeprefix("#/").split("/"):
-            assert part in node, f"unresolved {ref}"
-            node = node[part]
+    assert_refs_resolve(document)
 
 
 def test_the_gateway_serves_the_document_of_its_own_registry() -> None:
