@@ -29,7 +29,6 @@ import asyncio
 import itertools
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -38,7 +37,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,12 +73,6 @@ KNOWN_LIMITS: dict[str, dict[str, str]] = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _script_env(extra: dict[str, str]) -> dict[str, str]:
     """The environment of scripts/kafka.sh / redis.sh for OUR servers: without the shared
     KAFKA_BOOTSTRAP_SERVERS / REDIS_URL (with them the scripts manage nothing)."""
@@ -87,11 +80,18 @@ def _script_env(extra: dict[str, str]) -> dict[str, str]:
     return {**env, **extra}
 
 
-@dataclass
+@dataclass(frozen=True)
 class PrivateInfra:
-    kafka_port: int = field(default_factory=free_port)
-    controller_port: int = field(default_factory=free_port)
-    redis_port: int = field(default_factory=free_port)
+    """Our broker and Redis on offsets of the mesh's own port block that no service uses: below
+    the ephemeral range, so no client socket takes a port while the broker or Redis is down."""
+
+    kafka_port: int
+    controller_port: int
+    redis_port: int
+
+    @classmethod
+    def in_block(cls, base_port: int) -> PrivateInfra:
+        return cls(base_port + 30, base_port + 31, base_port + 32)
 
     @property
     def kafka(self) -> str:
@@ -365,11 +365,12 @@ def check(row: dict[str, Any]) -> list[str]:
 
 def main(selected: list[str] | None = None) -> int:
     RUN.mkdir(parents=True, exist_ok=True)
-    infra = PrivateInfra()
+    base_port = devmesh.free_port_block()
+    infra = PrivateInfra.in_block(base_port)
     infra.kafka_script("start")
     infra.redis_script("start")
     layout = devmesh.MeshLayout(
-        run_dir=RUN / "mesh", base_port=devmesh.free_port_block(),
+        run_dir=RUN / "mesh", base_port=base_port,
         topic_prefix=f"faults{uuid.uuid4().hex[:8]}.", kafka=infra.kafka, redis=infra.redis,
         extra_env={"TOOL_EXECUTOR_RECEIPT_RECOVERY_GRACE_SECONDS": str(RECOVERY_GRACE),
                    "TOOL_EXECUTOR_RECEIPT_SWEEP_SECONDS": "1"},
