@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import Language
@@ -14,8 +14,8 @@ INVOCATION_HEADER = "x-openbkn-client-invocation-id"
 HOST_CONVERSATION_HEADER = "x-openbkn-host-conversation-key"
 INVOCATION_META = "openbkn.ai/client-invocation-id"
 HOST_CONVERSATION_META = "openbkn.ai/host-conversation-key"
-RESPONSE_FORMATS = ("json", "toon")
 ResponseFormat = Literal["json", "toon"]
+RESPONSE_FORMATS: tuple[ResponseFormat, ...] = get_args(ResponseFormat)
 
 
 @dataclass(frozen=True)
@@ -61,12 +61,8 @@ def parse_bkn_context(raw: Any) -> BknContext | None:
 
 def parse_response_format(raw: Any) -> ResponseFormat | None:
     """The ``response_format`` argument every tool accepts: absent, ``json`` or ``toon``."""
-    if raw is None:
-        return None
-    if raw == "json":
-        return "json"
-    if raw == "toon":
-        return "toon"
+    if raw is None or raw in RESPONSE_FORMATS:
+        return raw  # type: ignore[no-any-return]
     raise ApiError(ErrorCode.INVALID_REQUEST, 400,
                    params={"reason": "response_format: must be json or toon"},
                    details=[{"field": "response_format", "problem": "must be json or toon"}])

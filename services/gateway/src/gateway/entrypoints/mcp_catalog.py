@@ -16,7 +16,7 @@ from pydantic import Field
 from bkn_common import json_codec
 from bkn_common.i18n import Language
 from bkn_common.toon import encode_toon
-from gateway.domain.context import ResponseFormat
+from gateway.domain.context import RESPONSE_FORMATS, ResponseFormat
 from gateway.domain.inputs.base import ToolInput, described, localized_schema
 from gateway.service_layer.registry import ToolDefinition, ToolRegistry
 
@@ -31,7 +31,7 @@ NEVER_ON_MCP = frozenset({"run_sql", "list_resources", "describe_resource"})
 # default, and the cheaper one in tokens (bench/toon_size.py measures both on MCP answers).
 MCP_DEFAULT_RESPONSE_FORMAT: ResponseFormat = "toon"
 RESPONSE_FORMAT_SCHEMA: dict[str, Any] = {
-    "type": "string", "enum": ["json", "toon"], "default": MCP_DEFAULT_RESPONSE_FORMAT,
+    "type": "string", "enum": list(RESPONSE_FORMATS), "default": MCP_DEFAULT_RESPONSE_FORMAT,
 }
 RESPONSE_FORMAT_TEXT: dict[Language, str] = {
     "zh-CN": "文本内容的格式：json 或 toon（默认 toon，同构数组压成表格，省 token）；"

@@ -23,7 +23,7 @@ from pydantic.json_schema import models_json_schema
 
 from bkn_common.errors import ErrorEnvelope
 from bkn_common.toon import TOON_MEDIA_TYPE
-from gateway.domain.context import HOST_CONVERSATION_HEADER, INVOCATION_HEADER
+from gateway.domain.context import HOST_CONVERSATION_HEADER, INVOCATION_HEADER, RESPONSE_FORMATS
 from gateway.domain.inputs.base import localized_schema
 from gateway.entrypoints.rest import PREFIX
 from gateway.service_layer.catalogue import build_registry
@@ -81,7 +81,7 @@ def _parameters() -> list[Doc]:
          "schema": {"type": "string", "minLength": 1}},
         {"name": "response_format", "in": "query", "required": False,
          "description": "`json` (default) or `toon` (a compact text encoding of the same data).",
-         "schema": {"type": "string", "enum": ["json", "toon"], "default": "json"}},
+         "schema": {"type": "string", "enum": list(RESPONSE_FORMATS), "default": "json"}},
         {"name": "Accept-Language", "in": "header", "required": False,
          "description": "`zh-CN` (default) or `en-US`: the language of error messages.",
          "schema": {"type": "string"}},
