@@ -11,8 +11,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from bkn_common.events import SpanExported, SpansExported, decode_event
 from bkn_common.settings import ServiceSettings
-from bkn_common.span_export import span_event
+from bkn_common.span_export import MAX_RECORD_BYTES, MAX_SPANS_PER_RECORD, batch_records, span_event
 from bkn_common.telemetry import build_tracer_provider, resource_attributes
 
 
@@ -79,3 +80,38 @@ def test_resource_attributes_reach_the_resource_and_service_name_stays_the_servi
     assert attributes["service.name"] == "gateway"
     assert resource_attributes("") == {}
     assert resource_attributes("a=b=c") == {"a": "b=c"}
+
+
+def _span_events(count: int, attribute_bytes: int = 0) -> list[SpanExported]:
+    return [SpanExported(
+        trace_id=f"{i:032x}", span_id=f"{i:016x}", name=f"s{i}", service_name="gateway",
+        kind="INTERNAL", start_time_unix_nano=i, end_time_unix_nano=i + 1, status="UNSET",
+        attributes={"pad": "x" * attribute_bytes} if attribute_bytes else {},
+    ) for i in range(count)]
+
+
+def _shipped(records: list[tuple[bytes, bytes]]) -> list[SpanExported]:
+    spans: list[SpanExported] = []
+    for _key, value in records:
+        event = decode_event(value).event
+        assert isinstance(event, SpansExported)
+        spans += event.spans
+    return spans
+
+
+def test_an_export_batch_travels_as_one_record_keyed_by_its_first_trace() -> None:
+    spans = _span_events(6)
+    records = batch_records(spans)
+    assert len(records) == 1
+    assert records[0][0] == spans[0].trace_id.encode()
+    assert _shipped(records) == spans
+
+
+def test_a_batch_past_the_record_limits_is_split_and_no_span_is_lost() -> None:
+    many = _span_events(MAX_SPANS_PER_RECORD * 2 + 3)
+    assert len(batch_records(many)) == 3
+    assert sorted(s.span_id for s in _shipped(batch_records(many))) == sorted(s.span_id for s in many)
+    large = _span_events(8, attribute_bytes=MAX_RECORD_BYTES // 3)
+    records = batch_records(large)
+    assert all(len(value) <= MAX_RECORD_BYTES for _key, value in records)
+    assert sorted(s.span_id for s in _shipped(records)) == sorted(s.span_id for s in large)

@@ -85,6 +85,18 @@ def test_applying_everything_twice_changes_nothing() -> None:
                              "evidence": 3, "receipts": 1, "spans": 3}
 
 
+def test_a_span_batch_record_folds_like_its_spans_one_by_one() -> None:
+    spans = [span("a", 20), span("b", 10), span("c", 5, trace_id="t2", **{"bkn.operation_id": "op_1"})]
+    rest = [started(), operation("pending"), operation("completed"), receipt(), finished()]
+    one_by_one = feed(TraceStore(), rest + spans)
+    batched = feed(TraceStore(), [*rest, ev.SpansExported(spans=tuple(spans))])
+    assert batched.digest() == one_by_one.digest()
+    assert batched.counts()["spans"] == 3
+    # a batch and the old single-span records of the same spans overlap harmlessly
+    both = feed(TraceStore(), [*rest, spans[0], ev.SpansExported(spans=tuple(spans)), spans[2]])
+    assert both.digest() == one_by_one.digest()
+
+
 def test_topics_may_interleave_in_any_order() -> None:
     trace = [started(), operation("pending"), operation("completed"), finished()]
     others = [evidence(1), receipt(), span("a", 20), span("b", 10)]

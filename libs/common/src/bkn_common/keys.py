@@ -34,6 +34,7 @@ _KEYS: dict[type[ev.Event], Callable[[Any], str]] = {
     ev.OperationRecorded: lambda e: e.conversation_id,
     ev.EvidenceRecorded: lambda e: e.interaction_id,
     ev.SpanExported: lambda e: e.trace_id,
+    ev.SpansExported: lambda e: e.spans[0].trace_id if e.spans else "",
     ev.KnowledgeFileUpserted: lambda e: f"kbfile:{e.kb_id}:{e.path}",
     ev.KnowledgeFileRemoved: lambda e: f"kbfile:{e.kb_id}:{e.path}",
     ev.KnowledgeBaseApplied: lambda e: f"kb:{e.kb_id}",

@@ -1,8 +1,11 @@
 """Ships finished OpenTelemetry spans through Kafka to trace-recorder.
 
 The SDK's batch processor calls :meth:`KafkaSpanExporter.export` from its worker thread; the
-exporter hands the batch to the service's event loop, where an idempotent producer sends one
-``trace.span.exported`` event per span to the spans topic (keyed by trace id).
+exporter hands the batch to the service's event loop, where an idempotent producer sends the
+batch as one ``trace.spans.exported`` record (keyed by its first span's trace id; a batch
+larger than ``MAX_SPANS_PER_RECORD`` spans or ``MAX_RECORD_BYTES`` goes as several records).
+Before issue 16 every span was its own ``trace.span.exported`` record; trace-recorder folds
+both.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from aiokafka import AIOKafkaProducer
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
-from bkn_common.events import SpanExported, encode_event
+from bkn_common.events import SpanExported, SpansExported, encode_event
 from bkn_common.kafka_connection import KafkaConnection
 from bkn_common.settings import ServiceSettings
 from bkn_common.span_scope import ProvenanceSpanFilter
@@ -25,6 +28,8 @@ from bkn_common.topics import SPANS
 
 log = logging.getLogger(__name__)
 _SCALARS = (str, bool, int, float)
+MAX_SPANS_PER_RECORD = 128
+MAX_RECORD_BYTES = 900 * 1024  # below the producer's and the broker's 1 MiB default
 
 
 def _attribute(value: Any) -> Any:
@@ -52,6 +57,21 @@ def span_event(span: ReadableSpan, service_name: str) -> SpanExported:
     )
 
 
+def batch_records(spans: Sequence[SpanExported]) -> list[tuple[bytes, bytes]]:
+    """(key, value) of the records that carry ``spans``: as few as the limits allow."""
+    records: list[tuple[bytes, bytes]] = []
+    pending = [list(spans[i:i + MAX_SPANS_PER_RECORD]) for i in range(0, len(spans), MAX_SPANS_PER_RECORD)]
+    while pending:
+        chunk = pending.pop()
+        value = encode_event(SpansExported(spans=tuple(chunk)))
+        if len(value) > MAX_RECORD_BYTES and len(chunk) > 1:
+            half = len(chunk) // 2
+            pending += [chunk[half:], chunk[:half]]
+            continue
+        records.append((chunk[0].trace_id.encode(), value))
+    return records
+
+
 class KafkaSpanExporter(SpanExporter):
     def __init__(self, service_name: str, topic: str) -> None:
         self._service = service_name
@@ -77,7 +97,7 @@ class KafkaSpanExporter(SpanExporter):
 
     async def _send(self, producer: AIOKafkaProducer, events: list[SpanExported]) -> None:
         sends = [
-            await producer.send(self._topic, encode_event(e), key=e.trace_id.encode()) for e in events
+            await producer.send(self._topic, value, key=key) for key, value in batch_records(events)
         ]
         await asyncio.gather(*sends)
 

@@ -38,6 +38,7 @@ from bkn_common.events import (
     RelationTypeUpserted,
     SkillUpserted,
     SpanExported,
+    SpansExported,
     ToolboxUpserted,
     ToolStateChanged,
 )
@@ -142,8 +143,9 @@ SPANS = TopicSpec(
     partitions=3,
     cleanup_policy="delete",
     key="trace_id",
-    description="Finished OpenTelemetry spans from every service.",
-    events=(SpanExported,),
+    description="Finished OpenTelemetry spans from every service: one record per export batch "
+    "(keyed by its first span's trace id); single-span records of before still decode.",
+    events=(SpansExported, SpanExported),
     retention_ms=7 * 24 * 3600 * 1000,
 )
 

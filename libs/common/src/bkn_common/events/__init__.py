@@ -68,6 +68,7 @@ from bkn_common.events.trace import (
     InteractionStarted,
     OperationRecorded,
     SpanExported,
+    SpansExported,
 )
 
 __all__ = [
@@ -116,6 +117,7 @@ __all__ = [
     "ResourceGrant",
     "SkillUpserted",
     "SpanExported",
+    "SpansExported",
     "ToolSpec",
     "ToolStateChanged",
     "ToolboxUpserted",

@@ -97,3 +97,13 @@ class SpanExported(Event):
     end_time_unix_nano: int
     status: str
     attributes: dict[str, Any] = Field(default_factory=dict)
+
+
+@register_event
+class SpansExported(Event):
+    """The spans of one export batch of one service, in one record (since issue 16; before,
+    every span was its own ``trace.span.exported`` record, which readers still fold). Each
+    span keeps its own fields; folding the batch is folding each span."""
+
+    type = "trace.spans.exported"
+    spans: tuple[SpanExported, ...]

@@ -90,6 +90,9 @@ class TraceStore:
                 self._evidence(event)
             case ev.ExecutionReceiptRecorded():
                 self._receipt(event)
+            case ev.SpansExported():
+                for span in event.spans:
+                    self._span(span)
             case ev.SpanExported():
                 self._span(event)
 
