@@ -17,6 +17,7 @@ from trace_recorder.domain.rules import evidence_id, operation_id_for, operation
 from trace_recorder.service_layer.interactions import FinishCommand
 from trace_recorder.service_layer.operations import CompleteCommand, EvidenceItem
 from trace_recorder.service_layer.ports import OperationClaim
+from trace_recorder.service_layer.store import TraceStore
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -110,9 +111,13 @@ async def test_complete_publishes_evidence_with_deterministic_ids(rig) -> None:
         execution_receipt_id="rcpt_x"))
     assert done == {"operation_id": begun["operation_id"], "receipt_id": begun["receipt_id"],
                     "receipt_status": "completed", "evidence_durability": "durable"}
-    ids = [e.evidence_id for e in rig.sink.of_type(ev.EvidenceRecorded)]
+    [final] = rig.sink.of_type(ev.OperationRecorded)  # completion and evidence: one record
+    assert final.receipt_status == "completed" and not rig.sink.of_type(ev.EvidenceRecorded)
+    ids = [e.evidence_id for e in final.evidence]
     assert ids == [evidence_id(started["interaction_id"], begun["operation_id"], "retrieval", n)
                    for n in (1, 2)]
+    assert final.begun_at is not None
+    assert final.begun_at.isoformat() == rig.store.operations[begun["operation_id"]].begun_at
     stored = rig.store.evidence_of(begun["operation_id"])
     assert stored[0].source_refs == ["object_instance:kn1:ot1:a", "object_instance:kn1:ot1:b"]
     assert rig.store.operations[begun["operation_id"]].execution_receipt_id == "rcpt_x"
@@ -123,7 +128,7 @@ async def test_complete_is_idempotent_and_refuses_a_different_status(rig) -> Non
     begun = await rig.begin(started)
     first = await rig.operations.complete(complete(begun["operation_id"], evidence=(RETRIEVAL,)))
     assert await rig.operations.complete(complete(begun["operation_id"])) == first
-    assert len(rig.sink.of_type(ev.EvidenceRecorded)) == 1
+    assert [len(r.evidence) for r in rig.sink.of_type(ev.OperationRecorded)] == [1]
     await refused(rig.operations.complete(complete(begun["operation_id"], "failed")),
                   "idempotency_conflict", 409)
 
@@ -326,3 +331,31 @@ async def test_the_store_filling_up_during_the_claim(rig, recording) -> None:
     key = operation_key(started["interaction_id"], "call-1", "query_object_instance")
     assert await recording.get(f"op:{key}") is None
     assert await recording.get(f"opcount:{started['interaction_id']}") == "0"
+
+
+async def test_a_pending_record_is_published_only_for_an_operation_still_pending(rig) -> None:
+    """The final record carries ``begun_at`` and supersedes the pending one: an operation
+    completed within the delay costs one record; one still running gets its pending record,
+    and so do those waiting at shutdown."""
+    rig.rebuild(pending_record_delay_seconds=3600)  # no wall clock: drain() ends the wait
+    started = await rig.start()
+    quick = await rig.begin(started, correlation="quick")
+    slow = await rig.begin(started, correlation="slow")
+    await rig.operations.complete(complete(quick["operation_id"], evidence=(RETRIEVAL,)))
+    assert [r.receipt_status for r in rig.sink.of_type(ev.OperationRecorded)] == ["completed"]
+    await rig.core.drain()  # shutdown does not wait out the delay, and drops nothing
+    records = [(r.operation_id, r.receipt_status) for r in rig.sink.of_type(ev.OperationRecorded)]
+    assert records == [(quick["operation_id"], "completed"), (slow["operation_id"], "pending")]
+
+
+async def test_the_log_alone_rebuilds_the_same_store_without_the_pending_record(rig) -> None:
+    started = await rig.start()
+    begun = await rig.begin(started)
+    await rig.operations.complete(complete(begun["operation_id"], evidence=(RETRIEVAL, RETRIEVAL),
+                                           execution_receipt_id="rcpt_x"))
+    await rig.core.drain()
+    assert [r.receipt_status for r in rig.sink.of_type(ev.OperationRecorded)] == ["completed"]
+    rebuilt = TraceStore()
+    for event in rig.sink.events:
+        rebuilt.apply(decode_event(encode_event(event)))
+    assert rebuilt.digest() == rig.store.digest()

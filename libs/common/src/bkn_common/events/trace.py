@@ -6,9 +6,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common.events.base import Event, register_event
+
+
+class OperationEvidence(BaseModel):
+    """One evidence item carried by an operation's final record (see ``OperationRecorded``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    evidence_id: str
+    evidence_type: Literal["retrieval", "execution"]
+    attempt: int = 1
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    source_refs: tuple[str, ...] = ()
 
 
 @register_event
@@ -67,6 +79,14 @@ class OperationRecorded(Event):
     """True when the result exceeded the storage cap and was not kept."""
     execution_receipt_id: str | None = None
     """The tool-executor receipt of this operation, when it dispatched an execution."""
+    begun_at: datetime | None = None
+    """When the operation began (its pending record's ``recorded_at``); on a final record, so
+    that the final record alone describes the operation (since issue 16 the pending record
+    is only published while an operation stays pending; absent on older records)."""
+    evidence: tuple[OperationEvidence, ...] = ()
+    """The operation's evidence, on its final record (since issue 16; before, each item was
+    its own ``trace.evidence.recorded`` record, which readers still fold). Each item folds
+    exactly as that record would, with the final record's ``recorded_at``."""
 
 
 @register_event

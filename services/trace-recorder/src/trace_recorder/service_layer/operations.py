@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from bkn_common import events as ev
@@ -217,7 +218,7 @@ class Operations:
                 evidence_durability="pending", recorded_at=core.clock(),
                 correlation=cmd.correlation,
             )
-            core.record_soon(event)  # the final record supersedes it: no need to hold the caller
+            core.record_pending(event)  # the final record supersedes it: no need to hold the caller
             return _begun(self._recorded(event.operation_id))
         except BaseException:
             await asyncio.shield(core.coordination.delete(Keys.operation(key)))
@@ -240,7 +241,6 @@ class Operations:
                     raise ApiError(ErrorCode.IDEMPOTENCY_CONFLICT, 409, details={
                         "operation_id": op.operation_id, "receipt_status": op.receipt_status})
                 return _completed(op)
-            evidence = self._evidence_events(op, cmd.evidence)
             encoded = json.dumps(cmd.result, ensure_ascii=False, separators=(",", ":"))
             omitted = len(encoded.encode()) > core.policy.max_result_bytes
             final = ev.OperationRecorded(
@@ -251,10 +251,10 @@ class Operations:
                 recorded_at=core.clock(), correlation=op.correlation,
                 result=None if omitted else cmd.result, result_omitted=omitted,
                 execution_receipt_id=cmd.execution_receipt_id,
+                begun_at=datetime.fromisoformat(op.begun_at),
+                evidence=self._evidence(op, cmd.evidence),
             )
-            try:
-                if evidence:  # evidence first: "durable" is only written once it is in the log
-                    await core.record(*evidence)
+            try:  # one record: "durable" and the evidence reach the log together
                 await core.record(final)
             except PublishFailed:
                 return {**_completed(op), "receipt_status": cmd.receipt_status,
@@ -275,19 +275,17 @@ class Operations:
                            params={"operation_id": cmd.operation_id})
         return op
 
-    def _evidence_events(
-        self, op: Operation, items: tuple[EvidenceItem, ...]
-    ) -> list[ev.EvidenceRecorded]:
-        """One event per item; ``attempt`` is the item's ordinal within its evidence type."""
+    @staticmethod
+    def _evidence(op: Operation, items: tuple[EvidenceItem, ...]) -> tuple[ev.OperationEvidence, ...]:
+        """The final record's evidence; ``attempt`` is the item's ordinal within its type."""
         seen: dict[str, int] = {}
-        events = []
+        evidence = []
         for item in items:
             attempt = seen[item.evidence_type] = seen.get(item.evidence_type, 0) + 1
-            events.append(ev.EvidenceRecorded(
+            evidence.append(ev.OperationEvidence(
                 evidence_id=evidence_id(op.interaction_id, op.operation_id, item.evidence_type,
                                         attempt),
-                operation_id=op.operation_id, interaction_id=op.interaction_id,
                 evidence_type=item.evidence_type, attempt=attempt, attributes=item.attributes,
-                source_refs=item.source_refs, recorded_at=self._core.clock(),
+                source_refs=item.source_refs,
             ))
-        return events
+        return tuple(evidence)

@@ -24,6 +24,10 @@ class PolicyFields(BaseModel):
     finish_wait_seconds: float = 10.0
     """How long finish waits for the interaction's operations still completing (any replica);
     keep it below the gateway's ``GATEWAY_INTERNAL_TIMEOUT_SECONDS``."""
+    pending_record_delay_seconds: float = 5.0
+    """How long a begun operation's pending record waits before it is published: an
+    operation completed by then never needs it (its final record carries ``begun_at``);
+    0 publishes it at once."""
 
 
 class Policy(PolicyFields):

@@ -141,11 +141,18 @@ class TraceStore:
                 conversation_id=e.conversation_id, interaction_id=e.interaction_id,
                 tool_name=e.tool_name, input_hash=e.input_hash, receipt_id=e.receipt_id,
                 receipt_status="pending", evidence_durability="pending",
-                begun_at=_ts(e.recorded_at), correlation=e.correlation,
+                begun_at=_ts(e.begun_at or e.recorded_at), correlation=e.correlation,
             )
             self.operations[e.operation_id] = op
             self._ops_by_interaction[e.interaction_id].add(e.operation_id)
             self._op_by_key[e.operation_key] = e.operation_id
+        for item in e.evidence:  # created once each, as their own records would be
+            self._add_evidence(Evidence(
+                evidence_id=item.evidence_id, operation_id=e.operation_id,
+                interaction_id=e.interaction_id, evidence_type=item.evidence_type,
+                attempt=item.attempt, attributes=dict(item.attributes),
+                source_refs=list(item.source_refs), recorded_at=_ts(e.recorded_at),
+            ))
         if op.final or e.receipt_status == "pending":
             return  # pending never overwrites a final record; the first final one wins
         op.receipt_status = e.receipt_status
@@ -156,15 +163,18 @@ class TraceStore:
         op.execution_receipt_id = e.execution_receipt_id
 
     def _evidence(self, e: ev.EvidenceRecorded) -> None:
-        if e.evidence_id in self.evidence:
-            return
-        self.evidence[e.evidence_id] = Evidence(
+        self._add_evidence(Evidence(
             evidence_id=e.evidence_id, operation_id=e.operation_id,
             interaction_id=e.interaction_id, evidence_type=e.evidence_type, attempt=e.attempt,
             attributes=dict(e.attributes), source_refs=list(e.source_refs),
             recorded_at=_ts(e.recorded_at),
-        )
-        self._evidence_by_op[e.operation_id].add(e.evidence_id)
+        ))
+
+    def _add_evidence(self, evidence: Evidence) -> None:
+        if evidence.evidence_id in self.evidence:
+            return
+        self.evidence[evidence.evidence_id] = evidence
+        self._evidence_by_op[evidence.operation_id].add(evidence.evidence_id)
 
     def _receipt(self, e: ev.ExecutionReceiptRecorded) -> None:
         kept = self.receipts.get(e.receipt_id)
