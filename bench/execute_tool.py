@@ -158,6 +158,15 @@ def _median(rounds: list[dict[str, Any]], *path: str) -> float:
     return statistics.median(values)
 
 
+def _broker_alone_ms_per_s(broker: Broker) -> float:
+    """The private broker's idle CPU before the mesh connects (nan for the shared one)."""
+    if not broker.private or broker.pid is None:
+        return float("nan")
+    before = cpu_snapshot({"kafka": broker.pid})
+    time.sleep(IDLE_SECONDS)
+    return cpu_per_request(before, cpu_snapshot({"kafka": broker.pid}), 1).get("kafka", float("nan")) / IDLE_SECONDS
+
+
 def _broker() -> AbstractContextManager[Broker]:
     if os.environ.get("BENCH_SHARED_KAFKA") == "1":
         return nullcontext(shared_broker())
@@ -165,8 +174,11 @@ def _broker() -> AbstractContextManager[Broker]:
 
 
 def main() -> dict[str, Any]:
-    with _broker() as broker, bench_mesh("execute", kafka=broker.bootstrap) as (layout, _key, keys):
-        result = _measure(layout, keys["dev"], broker)
+    with _broker() as broker:
+        alone = _broker_alone_ms_per_s(broker)
+        with bench_mesh("execute", kafka=broker.bootstrap) as (layout, _key, keys):
+            result = _measure(layout, keys["dev"], broker)
+    result["idle_cpu_ms_per_s"]["kafka without the mesh"] = alone
     rounds = result["rounds"]
     gateway = {k: _median(rounds, "execute_tool", k) for k in ("n", "p50_ms", "p90_ms", "p99_ms", "mean_ms", "errors")}
     direct = {k: _median(rounds, "direct", k) for k in ("n", "p50_ms", "p90_ms", "p99_ms", "mean_ms", "errors")}
@@ -197,7 +209,7 @@ def main() -> dict[str, Any]:
     which = "private (this benchmark's own)" if broker.private else "shared (counts others' traffic too)"
     print(f"   broker: {which}; Kafka CPU per managed call {kafka_cpu:.2f} ms "
           f"({kafka_net:.2f} ms less its idle burn); idle with the mesh up {idle.get('kafka', float('nan')) / 10:.1f}% "
-          f"of a core")
+          f"of a core, without the mesh {idle.get('kafka without the mesh', float('nan')) / 10:.1f}%")
     cpu = {name: _median([{"v": r["cpu_ms_per_pair"].get(name, 0.0)} for r in rounds], "v")
            for name in rounds[0]["cpu_ms_per_pair"]}
     print_table(
@@ -206,7 +218,7 @@ def main() -> dict[str, Any]:
         "with the mesh up and no calls",
         [{"process": name, "cpu_ms": ms, "idle_ms_per_s": idle.get(name, float("nan"))}
          for name, ms in sorted(cpu.items(), key=lambda kv: -kv[1])]
-        + [{"process": "all", "cpu_ms": sum(cpu.values()), "idle_ms_per_s": sum(idle.values())}],
+        + [{"process": "all", "cpu_ms": sum(cpu.values()), "idle_ms_per_s": sum(idle.get(n, 0.0) for n in cpu)}],
     )
     payload = {
         "config": {"n": N, "warmup": WARMUP, "rounds": ROUNDS, "mode": "managed (bkn_context)",
