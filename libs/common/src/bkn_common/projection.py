@@ -84,8 +84,10 @@ class ProjectionRunner:
         owns: Callable[[TopicPartition], bool] | None = None,
         transient: tuple[type[Exception], ...] = (),
         checkpoints: CheckpointFile | None = None,
+        fetch_max_wait_ms: int = 500,
     ) -> None:
         self._kafka = kafka_connection(bootstrap_servers)
+        self._fetch_max_wait_ms = fetch_max_wait_ms
         self._consumer_name = consumer_name
         self._topics = [t.full_name(topic_prefix) for t in topics]
         self._dlq_topic = dead_letter_topic(consumer_name).full_name(topic_prefix)
@@ -122,6 +124,7 @@ class ProjectionRunner:
             client_id=f"{self._consumer_name}-projection",
             max_partition_fetch_bytes=16 * 1024 * 1024,
             fetch_max_bytes=64 * 1024 * 1024,
+            fetch_max_wait_ms=self._fetch_max_wait_ms,
         )
         await consumer.start()
         self._consumer = consumer

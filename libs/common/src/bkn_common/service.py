@@ -54,6 +54,7 @@ def projection_runner(
         topics=topics,
         projection=projection,
         topic_prefix=settings.topic_prefix,
+        fetch_max_wait_ms=settings.kafka_fetch_max_wait_ms,
         **options,
         checkpoints=checkpoints,
     )

@@ -56,6 +56,9 @@ class ServiceSettings(BaseSettings):
     """``key=value,key=value`` added to every span's resource (``service.name`` stays the service's)."""
     otel_sdk_disabled: bool = Field(False, validation_alias=_env("OTEL_SDK_DISABLED"))
     span_export_to_kafka: bool = Field(True, validation_alias=_env("SPAN_EXPORT_TO_KAFKA"))
+    kafka_fetch_max_wait_ms: int = Field(500, gt=0, le=30000, validation_alias=_env("KAFKA_FETCH_MAX_WAIT_MS"))
+    """How long the broker holds a projection's fetch when it has nothing new (a record that
+    arrives ends the wait at once, so this sets the idle polling rate, not visibility)."""
     log_level: str = Field("INFO", validation_alias=_env("LOG_LEVEL"))
     # service identity on internal hops (docs/operations.md#security): signs and checks
     # every /internal/ call; the previous secret is also accepted while a rotation rolls out

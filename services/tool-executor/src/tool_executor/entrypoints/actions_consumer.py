@@ -35,6 +35,7 @@ class ActionConsumer:
         self, settings: ServiceSettings, runner: ActionRunner, caught_up: asyncio.Event
     ) -> None:
         self._kafka = KafkaConnection.from_settings(settings)
+        self._fetch_max_wait_ms = settings.kafka_fetch_max_wait_ms
         self._topic = ACTIONS.full_name(settings.topic_prefix)
         self._group = f"{settings.topic_prefix}tool-executor.actions"
         self._dlq = dead_letter_topic(CONSUMER_NAME).full_name(settings.topic_prefix)
@@ -58,7 +59,7 @@ class ActionConsumer:
         self._consumer = AIOKafkaConsumer(
             self._topic, **self._kafka.client_options(), group_id=self._group,
             client_id=f"{CONSUMER_NAME}-actions", enable_auto_commit=False,
-            auto_offset_reset="earliest",
+            auto_offset_reset="earliest", fetch_max_wait_ms=self._fetch_max_wait_ms,
         )
         await self._consumer.start()
         self._task = asyncio.create_task(self._run(), name="tool-executor-actions")
