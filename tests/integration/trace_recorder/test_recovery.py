@@ -123,9 +123,11 @@ async def test_kill_and_restart_mid_stream_then_rebuild(env) -> None:
         assert len(evidence) == 3 * N
         assert len({e["evidence_id"] for e in evidence}) == 3 * N
 
-        logged = [e for e in await trace_log(env) if isinstance(e, ev.EvidenceRecorded)
-                  and e.interaction_id == ids["interaction_id"]]
-        assert len({e.evidence_id for e in logged}) == 2 * N  # retries never mint new ids
+        # evidence travels on the operations' final records (own records before issue 16)
+        logged = [item.evidence_id for e in await trace_log(env)
+                  if isinstance(e, ev.OperationRecorded) and e.interaction_id == ids["interaction_id"]
+                  for item in e.evidence]
+        assert len(set(logged)) == 2 * N  # retries never mint new ids
 
         live = await app.get("state/digest")
         rebuilt = await env.rebuild()
