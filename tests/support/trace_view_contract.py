@@ -166,6 +166,46 @@ class TraceViewContract:
         assert op is not None and op.final and op.begun_at == at(1.1).isoformat()
         assert op.result == {"x": [1, "二"]} and op.completed_at == at(1.15).isoformat()
 
+    def test_the_records_of_issue_16_fold_to_the_view_of_the_records_before(
+            self, view: TraceView) -> None:
+        """A final record carrying its evidence and ``begun_at`` (no pending record, no
+        evidence records) and a batch of spans in one record: the same view, digest included,
+        as the records of before."""
+        before = Turns.turn(1, ops=2)
+        after: list[ev.Event] = []
+        spans: list[ev.SpanExported] = []
+        for event in before:
+            if isinstance(event, ev.OperationRecorded) and event.receipt_status == "pending":
+                continue
+            if isinstance(event, ev.EvidenceRecorded):
+                continue
+            if isinstance(event, ev.SpanExported):
+                spans.append(event)
+                continue
+            if isinstance(event, ev.OperationRecorded):
+                pending = next(e for e in before if isinstance(e, ev.OperationRecorded)
+                               and e.operation_id == event.operation_id)
+                items = tuple(ev.OperationEvidence(
+                    evidence_id=e.evidence_id, evidence_type=e.evidence_type, attempt=e.attempt,
+                    attributes=e.attributes, source_refs=e.source_refs)
+                    for e in before if isinstance(e, ev.EvidenceRecorded)
+                    and e.operation_id == event.operation_id)
+                event = event.model_copy(update={"begun_at": pending.recorded_at, "evidence": items})
+            after.append(event)
+        after.insert(len(after) - 1, ev.SpansExported(spans=tuple(spans)))
+        batch(view, after)
+        old_view = reference(before)
+        assert view.counts() == old_view.counts()
+        for op_id in ("op_1_0", "op_1_1"):
+            assert view.operation(op_id) == old_view.operation(op_id)
+            assert [(e.evidence_id, e.evidence_type, e.attempt, e.attributes, e.source_refs)
+                    for e in view.evidence_of(op_id)] == [
+                (e.evidence_id, e.evidence_type, e.attempt, e.attributes, e.source_refs)
+                for e in old_view.evidence_of(op_id)]
+        records = view.interaction_records("int_1")
+        assert records is not None and len(records.spans) == len(spans)
+        assert view.digest() == reference(after).digest()
+
     def test_the_first_finish_wins_across_batches(self, view: TraceView) -> None:
         batch(view, [Turns.start(1)])
         batch(view, [Turns.finish(1, "cancelled")])
