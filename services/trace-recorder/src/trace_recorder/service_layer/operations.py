@@ -218,7 +218,10 @@ class Operations:
                 evidence_durability="pending", recorded_at=core.clock(),
                 correlation=cmd.correlation,
             )
-            core.record_pending(event)  # the final record supersedes it: no need to hold the caller
+            if core.policy.pending_record_delay_seconds > 0:  # opt-in: the window in Known limits
+                core.record_pending(event)
+            else:  # on the log before the view and the caller see it: a crash loses nothing
+                await core.record(event)
             return _begun(self._recorded(event.operation_id))
         except BaseException:
             await asyncio.shield(core.coordination.delete(Keys.operation(key)))
