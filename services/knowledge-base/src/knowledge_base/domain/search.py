@@ -96,11 +96,14 @@ class SearchIndex:
             self.chunks.extend(file_chunks(file, chunk_chars))
         self.mentions = sorted(((k, v) for k, v in self.titles.items() if len(k) >= MENTION_MIN),
                                key=lambda kv: -len(kv[0]))
-        # rank of each mentionable title by its first characters: a query is checked against
-        # the titles starting at one of its own positions, not against every title
-        self._mention_heads: dict[str, list[int]] = {}
-        for rank, (title, _) in enumerate(self.mentions):
-            self._mention_heads.setdefault(title[:MENTION_MIN], []).append(rank)
+        # mentionable titles by their first characters, then by length: at each position of a
+        # query only the few lengths of titles starting there are looked up, not every title
+        self._mention_rank = {title: rank for rank, (title, _) in enumerate(self.mentions)}
+        lengths: dict[str, set[int]] = {}
+        for title, _ in self.mentions:
+            lengths.setdefault(title[:MENTION_MIN], set()).add(len(title))
+        self._mention_heads = {head: sorted(found) for head, found in lengths.items()}
+        self.bm25.freeze()
         self._matrix: np.ndarray | None = None
         self._rows: list[int] = []
         self.missing_vectors = len(self.chunks)
@@ -128,13 +131,17 @@ class SearchIndex:
 
     def mention(self, query: str) -> list[str]:
         text = normalized(query)
-        heads = self._mention_heads
-        ranks = sorted({rank for i in range(len(text) - MENTION_MIN + 1)
-                        for rank in heads.get(text[i:i + MENTION_MIN], ())})
+        heads, rank_of = self._mention_heads, self._mention_rank
+        ranks = set()
+        for i in range(len(text) - MENTION_MIN + 1):
+            for size in heads.get(text[i:i + MENTION_MIN], ()):
+                rank = rank_of.get(text[i:i + size])
+                if rank is not None:
+                    ranks.add(rank)
         found: list[str] = []
-        for rank in ranks:
+        for rank in sorted(ranks):
             title, ids = self.mentions[rank]
-            if title in text and title != text:
+            if title != text:
                 found.extend(i for i in ids if i not in found)
         return found[:20]
 
@@ -230,10 +237,15 @@ class SearchIndex:
             lanes["graph"] = [fid for fid, _ in reached]
             via = dict(reached)
             fused = fuse(lanes, weights)
+        lanes_of: dict[str, list[str]] = {}
+        for lane, ids in lanes.items():
+            if weights.get(lane, 0) > 0:
+                for fid in dict.fromkeys(ids):
+                    lanes_of.setdefault(fid, []).append(lane)
         hits = []
         for fid, score in fused:
-            found_in = [lane for lane, ids in lanes.items() if fid in ids and weights.get(lane, 0) > 0]
-            hits.append(Hit(self.docs[fid], score, found_in, sorted(fields.get(fid, set())),
+            found_in = lanes_of[fid]
+            hits.append(Hit(self.docs[fid], score, found_in, sorted(fields.get(fid, ())),
                             chunk_at.get(fid), via.get(fid) if found_in == ["graph"] else None))
         return Outcome(hits, semantic, {k: len(v) for k, v in lanes.items()})
 
@@ -269,7 +281,7 @@ def excerpt(file: KbFile, query: str, hit: Hit, size: int) -> str:
         return file.description[:size]
     position = -1
     lowered = body.lower()
-    query_tokens = sorted(set(tokens(query)), key=lambda t: -len(t))
+    query_tokens = sorted(set(tokens(query)), key=lambda t: (-len(t), t))  # longest first, then by text
     for tok in query_tokens:
         needle = tok.lstrip("~")
         if len(needle) >= 2 and _WORDISH.search(needle):

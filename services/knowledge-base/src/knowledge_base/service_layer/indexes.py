@@ -24,7 +24,8 @@ log = logging.getLogger(__name__)
 
 class Indexes:
     def __init__(self, state: KnowledgeState, vectors: VectorStore | None, chunk_chars: int,
-                 checkpoint: Callable[[], None] | None = None, checkpoint_seconds: float = 30.0) -> None:
+                 checkpoint: Callable[[], None] | None = None, checkpoint_seconds: float = 30.0,
+                 settle: Callable[[], None] | None = None) -> None:
         self.state = state
         self.vectors = vectors
         self.chunk_chars = chunk_chars
@@ -35,6 +36,7 @@ class Indexes:
         self._checkpoint = checkpoint
         self._checkpoint_seconds = checkpoint_seconds
         self._saved_version = -1
+        self._settle = settle  # run after each build, in the build's thread (bootstrap: the heap)
 
     def wake(self) -> None:
         self._wake.set()
@@ -52,6 +54,8 @@ class Indexes:
             if self.vectors is not None:
                 self.vectors.want(index.chunks)
                 index.refresh_vectors(self.vectors)
+            if self._settle is not None:
+                self._settle()
             return version, index
 
     async def index(self, kb_id: str) -> SearchIndex | None:
