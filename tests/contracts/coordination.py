@@ -10,18 +10,28 @@ import asyncio
 import pytest
 
 from tests.contracts import Elapse
-from trace_recorder.service_layer.ports import Coordination, CoordinationUnavailable, OperationClaim
+from trace_recorder.service_layer.ports import (
+    Coordination,
+    CoordinationUnavailable,
+    Deferred,
+    OperationClaim,
+)
 
 
 async def claim_op(port: Coordination, key: str = "op:1", input_hash: str = "h1", *,
                    holder: str = "int_a", limit: int = 3, stored_count: int = 0,
                    stored_hash: str | None = None, ttl: int = 60,
-                   counter_ttl: int = 60) -> OperationClaim:
+                   counter_ttl: int = 60, deferred: Deferred | None = None) -> OperationClaim:
     claim: OperationClaim = await port.claim_operation(
         key, input_hash, in_flight_ttl=ttl, lease_key="lease", lease_holder=holder,
         lease_ttl=ttl, counter_key="n", counter_ttl=counter_ttl, limit=limit,
-        stored_count=stored_count, stored_hash=stored_hash)
+        stored_count=stored_count, stored_hash=stored_hash, deferred=deferred)
     return claim
+
+
+def later(member: str, delay: float = 60.0, ttl: int = 600) -> Deferred:
+    return Deferred(index="due", key=f"rec:{member}", member=member, record=f"record of {member}",
+                    delay_seconds=delay, ttl=ttl)
 
 
 class CoordinationContract:
@@ -141,3 +151,36 @@ class CoordinationContract:
         assert (await port.get("op:1"), await port.get("n")) == (None, None)
         assert (await port.get("op:2"), await port.get("lease")) == ("h1", "int_a")
         assert await claim_op(port, "op:1") == OperationClaim("new", count=1)
+
+    async def test_a_new_claim_stores_its_deferred_record(self, port: Coordination) -> None:
+        assert (await claim_op(port, "op:1", deferred=later("a"))).status == "new"
+        assert await port.take_due("due", "rec:", lease_seconds=30, limit=10) == []  # not due
+        assert await port.take_due("due", "rec:", lease_seconds=30, limit=10, everything=True) == [
+            ("a", "record of a")]
+        await port.forget("due", "rec:a", "a")
+        assert await port.take_due("due", "rec:", lease_seconds=30, limit=10, everything=True) == []
+        assert await port.get("rec:a") is None
+
+    async def test_only_a_new_claim_stores_it(self, port: Coordination) -> None:
+        assert (await claim_op(port, "op:1")).status == "new"
+        assert (await claim_op(port, "op:1", deferred=later("a"))).status == "existing"
+        assert (await claim_op(port, "op:2", holder="int_b", deferred=later("b"))).status == "superseded"
+        assert (await claim_op(port, "op:3", limit=1, deferred=later("c"))).status == "limit"
+        assert await port.take_due("due", "rec:", lease_seconds=30, limit=10, everything=True) == []
+
+    async def test_a_record_falls_due_and_a_taker_leases_it(
+        self, port: Coordination, elapse: Elapse,
+    ) -> None:
+        await claim_op(port, "op:1", deferred=later("a", delay=0.5))
+        await claim_op(port, "op:2", deferred=later("b", delay=60))
+        assert await port.take_due("due", "rec:", lease_seconds=1, limit=10) == []
+        await elapse(0.6)
+        assert await port.take_due("due", "rec:", lease_seconds=1, limit=10) == [("a", "record of a")]
+        assert await port.take_due("due", "rec:", lease_seconds=1, limit=10) == []  # leased
+        await elapse(1.2)  # its taker died before it forgot it: due again
+        assert await port.take_due("due", "rec:", lease_seconds=1, limit=10) == [("a", "record of a")]
+
+    async def test_an_expired_record_leaves_the_index(self, port: Coordination, elapse: Elapse) -> None:
+        await claim_op(port, "op:1", deferred=later("a", ttl=1))
+        await elapse(1.2)
+        assert await port.take_due("due", "rec:", lease_seconds=30, limit=10, everything=True) == []

@@ -38,7 +38,8 @@ class Rig:
     clock: ManualClock = field(default_factory=ManualClock)
     sink: MemoryEventSink = field(default_factory=MemoryEventSink)
     store: TraceStore = field(default_factory=TraceStore)
-    policy: Policy = field(default_factory=Policy)
+    # pending records at once (the tests of a deferred one, the default, say so: test_deferred)
+    policy: Policy = field(default_factory=lambda: Policy(pending_record_delay_seconds=0))
 
     def __post_init__(self) -> None:
         self.coordination = MemoryCoordination(clock=self.clock.seconds)

@@ -45,7 +45,6 @@ async def test_begin_derives_the_key_and_records_a_pending_operation(rig) -> Non
     op = rig.store.operations[begun["operation_id"]]
     assert op.operation_key == operation_key(started["interaction_id"], "call-1",
                                              "query_object_instance")
-    await rig.core.drain()  # the pending record is published off the caller's path
     assert rig.sink.of_type(ev.OperationRecorded)[0].receipt_status == "pending"
 
 
@@ -272,7 +271,6 @@ async def test_a_refused_begin_leaves_nothing_behind(rig) -> None:
 async def test_begin_waits_for_a_complete_under_way_and_replays_it(rig) -> None:
     started = await rig.start()
     begun = await rig.begin(started)
-    await rig.core.drain()
     gate = asyncio.Event()
     publish = rig.sink.publish
 
@@ -333,41 +331,3 @@ async def test_the_store_filling_up_during_the_claim(rig, recording) -> None:
     key = operation_key(started["interaction_id"], "call-1", "query_object_instance")
     assert await recording.get(f"op:{key}") is None
     assert await recording.get(f"opcount:{started['interaction_id']}") == "0"
-
-
-async def test_a_pending_record_is_published_only_for_an_operation_still_pending(rig) -> None:
-    """The final record carries ``begun_at`` and supersedes the pending one: an operation
-    completed within the delay costs one record; one still running gets its pending record,
-    and so do those waiting at shutdown."""
-    rig.rebuild(pending_record_delay_seconds=3600)  # no wall clock: drain() ends the wait
-    started = await rig.start()
-    quick = await rig.begin(started, correlation="quick")
-    slow = await rig.begin(started, correlation="slow")
-    await rig.operations.complete(complete(quick["operation_id"], evidence=(RETRIEVAL,)))
-    assert [r.receipt_status for r in rig.sink.of_type(ev.OperationRecorded)] == ["completed"]
-    await rig.core.drain()  # shutdown does not wait out the delay, and drops nothing
-    records = [(r.operation_id, r.receipt_status) for r in rig.sink.of_type(ev.OperationRecorded)]
-    assert records == [(quick["operation_id"], "completed"), (slow["operation_id"], "pending")]
-
-
-async def test_by_default_the_pending_record_is_published_at_once(rig) -> None:
-    assert rig.policy.pending_record_delay_seconds == 0  # the crash guarantee holds by default
-    started = await rig.start()
-    begun = await rig.begin(started)
-    await rig.core.drain()  # the background publish has nothing to wait for
-    assert [(r.operation_id, r.receipt_status) for r in rig.sink.of_type(ev.OperationRecorded)] == [
-        (begun["operation_id"], "pending")]
-
-
-async def test_the_log_alone_rebuilds_the_same_store_without_the_pending_record(rig) -> None:
-    rig.rebuild(pending_record_delay_seconds=3600)
-    started = await rig.start()
-    begun = await rig.begin(started)
-    await rig.operations.complete(complete(begun["operation_id"], evidence=(RETRIEVAL, RETRIEVAL),
-                                           execution_receipt_id="rcpt_x"))
-    await rig.core.drain()
-    assert [r.receipt_status for r in rig.sink.of_type(ev.OperationRecorded)] == ["completed"]
-    rebuilt = TraceStore()
-    for event in rig.sink.events:
-        rebuilt.apply(decode_event(encode_event(event)))
-    assert rebuilt.digest() == rig.store.digest()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing, asynccontextmanager
 from functools import partial
 
@@ -28,6 +28,7 @@ from bkn_common.service import (
 from bkn_common.topics import projection_topics
 from trace_recorder.adapters.redis_coordination import RedisCoordination
 from trace_recorder.entrypoints.http import install_trace_errors, router
+from trace_recorder.service_layer.deferred import PendingRecords
 from trace_recorder.service_layer.health import Health
 from trace_recorder.service_layer.interactions import Lifecycle
 from trace_recorder.service_layer.operations import Operations
@@ -48,6 +49,7 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
     coordination = RedisCoordination(redis, settings.redis_prefix)
     core = Core(store, EventPublisher(broker, settings.topic_prefix), coordination,
                 settings.policy())
+    pending = PendingRecords(core)
     runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), store,
                                owns=partial(_owned, settings.replica_index, settings.replica_count),
                                transient=(StoreUnavailable,))
@@ -61,15 +63,15 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
         settings=settings,
         resources=[*telemetry, partial(_closing, store), partial(aclosing, redis),
                    partial(running_projection, settings, runner), partial(_pruning, settings, store),
-                   partial(connected_broker, broker), partial(_draining, core)],
+                   partial(connected_broker, broker), partial(_deferring, pending, runner.caught_up)],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
-                   "redis": coordination_ready},
+                   "redis": coordination_ready, "pending_records": _flag(pending.recovered)},
         runners={"kafka_projection": runner},
     )
     install_trace_errors(app)
     app.include_router(state_router(store))
     app.include_router(router(
-        Lifecycle(core), Operations(core), store, health,
+        Lifecycle(core), Operations(core, pending), store, health,
         capture_enabled=settings.capture_enabled,
         replay_wait_seconds=settings.replay_wait_seconds,
     ))
@@ -120,9 +122,21 @@ async def _pruning(settings: TraceRecorderSettings, store: TraceView) -> AsyncIt
 
 
 @asynccontextmanager
-async def _draining(core: Core) -> AsyncIterator[None]:
-    """At shutdown, wait for records still being published in the background."""
+async def _deferring(pending: PendingRecords, replayed: asyncio.Event) -> AsyncIterator[None]:
+    """Deferred pending records: recovered once the view is replayed, swept while running,
+    this replica's own published at a clean stop."""
+    task = asyncio.create_task(pending.run(replayed), name="pending-records")
     try:
         yield
     finally:
-        await core.drain()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await pending.drain()
+
+
+def _flag(event: asyncio.Event) -> Callable[[], Awaitable[bool]]:
+    async def check() -> bool:
+        return event.is_set()
+
+    return check

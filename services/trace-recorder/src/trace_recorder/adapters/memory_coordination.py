@@ -7,7 +7,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from trace_recorder.service_layer.ports import CoordinationUnavailable, OperationClaim
+from trace_recorder.service_layer.ports import CoordinationUnavailable, Deferred, OperationClaim
 
 
 class MemoryCoordination:
@@ -21,6 +21,7 @@ class MemoryCoordination:
         self._clock = clock
         self._values: dict[str, tuple[str, float | None]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._indexes: dict[str, dict[str, float]] = {}  # sorted sets: member -> score
         self.available = True
 
     def _check(self) -> None:
@@ -114,7 +115,7 @@ class MemoryCoordination:
     async def claim_operation(
         self, key: str, input_hash: str, *, in_flight_ttl: int, lease_key: str,
         lease_holder: str, lease_ttl: int, counter_key: str, counter_ttl: int, limit: int,
-        stored_count: int, stored_hash: str | None,
+        stored_count: int, stored_hash: str | None, deferred: Deferred | None = None,
     ) -> OperationClaim:
         # no await inside: atomic for this event loop, as the script is on Redis
         self._check()
@@ -136,6 +137,10 @@ class MemoryCoordination:
                 self._decr(counter_key)
                 return OperationClaim("limit")
             self._set(key, input_hash, in_flight_ttl)
+            if deferred is not None:
+                self._set(deferred.key, deferred.record, deferred.ttl)
+                self._indexes.setdefault(deferred.index, {})[deferred.member] = (
+                    self._clock() + deferred.delay_seconds)
             return OperationClaim("new", count=n)
         if recorded != input_hash:
             return OperationClaim("conflict", recorded_hash=recorded)
@@ -143,3 +148,27 @@ class MemoryCoordination:
         if holder is not None:
             return OperationClaim("superseded", recorded_hash=recorded, holder=holder)
         return OperationClaim("existing", recorded_hash=recorded)
+
+    async def take_due(
+        self, index: str, key_prefix: str, *, lease_seconds: int, limit: int,
+        everything: bool = False,
+    ) -> list[tuple[str, str]]:
+        self._check()
+        scores = self._indexes.get(index, {})
+        now = self._clock()
+        due = sorted((score, member) for member, score in scores.items()
+                     if everything or score <= now)[:limit]
+        taken = []
+        for _, member in due:
+            record = self._live(key_prefix + member)
+            if record is None:
+                del scores[member]
+                continue
+            scores[member] = now + lease_seconds
+            taken.append((member, record))
+        return taken
+
+    async def forget(self, index: str, key: str, member: str) -> None:
+        self._check()
+        self._indexes.get(index, {}).pop(member, None)
+        self._values.pop(key, None)

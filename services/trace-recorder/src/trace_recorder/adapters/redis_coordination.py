@@ -17,7 +17,7 @@ from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
-from trace_recorder.service_layer.ports import CoordinationUnavailable, OperationClaim
+from trace_recorder.service_layer.ports import CoordinationUnavailable, Deferred, OperationClaim
 
 # take or refresh: free or held by ARGV[1] -> set with TTL, return nil; else return the holder
 _CLAIM = """
@@ -38,8 +38,9 @@ if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
 # begin of an operation; see Coordination.claim_operation. KEYS: in-flight marker, lease,
-# counter. ARGV: input hash, in-flight TTL, lease holder, lease TTL, counter TTL, limit,
-# operations in the store, '1' when the store holds the operation, its input hash there.
+# counter, deferred record, deferred index. ARGV: input hash, in-flight TTL, lease holder,
+# lease TTL, counter TTL, limit, operations in the store, '1' when the store holds the
+# operation, its input hash there, the deferred record ('' for none), its delay, TTL, member.
 _CLAIM_OPERATION = """
 local function lease()
   local current = redis.call('GET', KEYS[2])
@@ -62,6 +63,12 @@ if (not stored) and redis.call('EXISTS', KEYS[1]) == 0 then
     return {'limit'}
   end
   redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+  if ARGV[10] ~= '' then
+    local t = redis.call('TIME')
+    local due = tonumber(t[1]) + tonumber(t[2]) / 1000000 + tonumber(ARGV[11])
+    redis.call('SET', KEYS[4], ARGV[10], 'EX', ARGV[12])
+    redis.call('ZADD', KEYS[5], string.format('%.6f', due), ARGV[13])
+  end
   return {'new', n}
 end
 local recorded
@@ -75,6 +82,33 @@ if recorded ~= ARGV[1] then return {'conflict', recorded} end
 local holder = lease()
 if holder then return {'superseded', holder, recorded} end
 return {'existing', recorded}
+"""
+
+# deferred records that fell due (ARGV[4] '1': all of them); see Coordination.take_due.
+# KEYS: the index. ARGV: the records' key prefix, lease seconds, limit, everything.
+_TAKE_DUE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local upto = string.format('%.6f', now)
+if ARGV[4] == '1' then upto = '+inf' end
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', upto, 'LIMIT', 0, tonumber(ARGV[3]))
+local taken = {}
+for _, member in ipairs(due) do
+  local record = redis.call('GET', ARGV[1] .. member)
+  if record then
+    redis.call('ZADD', KEYS[1], string.format('%.6f', now + tonumber(ARGV[2])), member)
+    table.insert(taken, member)
+    table.insert(taken, record)
+  else
+    redis.call('ZREM', KEYS[1], member)
+  end
+end
+return taken
+"""
+_FORGET = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2])
+return 1
 """
 
 
@@ -93,6 +127,8 @@ class RedisCoordination:
         self._release = client.register_script(_RELEASE)
         self._incr = client.register_script(_INCR)
         self._claim_operation = client.register_script(_CLAIM_OPERATION)
+        self._take_due = client.register_script(_TAKE_DUE)
+        self._forget = client.register_script(_FORGET)
 
     def _key(self, key: str) -> str:
         return self._prefix + key
@@ -165,12 +201,14 @@ class RedisCoordination:
     async def claim_operation(
         self, key: str, input_hash: str, *, in_flight_ttl: int, lease_key: str,
         lease_holder: str, lease_ttl: int, counter_key: str, counter_ttl: int, limit: int,
-        stored_count: int, stored_hash: str | None,
+        stored_count: int, stored_hash: str | None, deferred: Deferred | None = None,
     ) -> OperationClaim:
+        later = deferred or Deferred("", "", "", "", 0.0, 0)
         reply = await self._run(
-            self._claim_operation, [key, lease_key, counter_key],
+            self._claim_operation, [key, lease_key, counter_key, later.key, later.index],
             input_hash, in_flight_ttl, lease_holder, lease_ttl, counter_ttl, limit, stored_count,
-            "0" if stored_hash is None else "1", stored_hash or "")
+            "0" if stored_hash is None else "1", stored_hash or "",
+            later.record, repr(later.delay_seconds), later.ttl, later.member)
         status = _text(reply[0])
         if status == "new":
             return OperationClaim("new", count=int(reply[1]))
@@ -184,3 +222,14 @@ class RedisCoordination:
         if status == "existing":
             return OperationClaim("existing", recorded_hash=_text(reply[1]))
         raise CoordinationUnavailable(f"unexpected reply from the claim script: {reply!r}")
+
+    async def take_due(
+        self, index: str, key_prefix: str, *, lease_seconds: int, limit: int,
+        everything: bool = False,
+    ) -> list[tuple[str, str]]:
+        reply = await self._run(self._take_due, [index], self._key(key_prefix), lease_seconds,
+                                limit, "1" if everything else "0")
+        return [(_text(reply[i]), _text(reply[i + 1])) for i in range(0, len(reply), 2)]
+
+    async def forget(self, index: str, key: str, member: str) -> None:
+        await self._run(self._forget, [index, key], member)

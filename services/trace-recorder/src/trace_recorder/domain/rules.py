@@ -53,10 +53,11 @@ def new_interaction_id() -> str:
     return "int_" + uuid.uuid4().hex
 
 
-def execution_status(operations: Iterable[Operation]) -> str:
+def execution_status(operations: Iterable[Operation], unlanded: int = 0) -> str:
     """``none`` without operations, ``succeeded`` when every receipt completed, ``failed`` when
-    every one failed, ``partial`` otherwise (a mix, or receipts still pending)."""
-    statuses = [op.receipt_status for op in operations]
+    every one failed, ``partial`` otherwise (a mix, or receipts still pending). ``unlanded``
+    operations were begun but are not in the store yet: pending."""
+    statuses = [op.receipt_status for op in operations] + ["pending"] * unlanded
     if not statuses:
         return "none"
     if all(s == "completed" for s in statuses):
@@ -76,7 +77,7 @@ def abandoned(op: Operation, now: datetime, pending_timeout_seconds: float) -> b
 
 def evidence_status(
     interaction: Interaction, operations: Iterable[Operation], unrecorded_calls: int,
-    lost: Callable[[Operation], bool] = lambda op: False,
+    lost: Callable[[Operation], bool] = lambda op: False, unlanded: int = 0,
 ) -> str:
     """The evidence of a finished turn.
 
@@ -85,11 +86,12 @@ def evidence_status(
     operations are still completing (their records land later); otherwise evidence is lost for
     good (a call ran unrecorded, a completion's evidence failed, or ``lost`` says a pending
     operation was abandoned): ``failed`` when every operation's evidence was lost, else
-    ``partial``.
+    ``partial``. ``unlanded`` operations were begun but are not in the store yet: pending.
     """
     if not interaction.capture_enabled:
         return "not_captured"
-    landed = missing = pending = 0
+    landed = missing = 0
+    pending = unlanded
     for op in operations:
         if op.final:
             if op.evidence_durability == "durable":

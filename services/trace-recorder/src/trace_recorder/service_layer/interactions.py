@@ -21,7 +21,7 @@ from trace_recorder.domain.rules import (
 )
 from trace_recorder.service_layer.keys import Keys
 from trace_recorder.service_layer.recording import Core, PublishFailed, unavailable
-from trace_recorder.service_layer.settling import settle
+from trace_recorder.service_layer.settling import settle, unlanded
 
 Outcome = Literal["completed", "failed", "cancelled", "handed_off"]
 
@@ -204,17 +204,18 @@ class Lifecycle:
             raise ApiError(TraceCode.REASON_REQUIRED, 400, params={"outcome": cmd.outcome})
         interaction = self._interaction(cmd)
         cmd = replace(cmd, conversation_id=interaction.conversation_id)
-        if interaction.active:  # operations still completing land first (bounded)
-            await settle(self._core, cmd.interaction_id)
+        missing = 0  # operations still completing land first (bounded)
+        if interaction.active and not await settle(self._core, cmd.interaction_id):
+            missing = await unlanded(self._core, cmd.interaction_id)
         if not cmd.invocation_id:
-            return await self._finish(cmd)
+            return await self._finish(cmd, missing)
         key = Keys.invocation("finish", cmd.account, cmd.invocation_id)
         async with self._core.lock("inv", key):
             prior = await self._core.coordination.get(key)
             if prior is not None and prior != cmd.input_hash():
                 raise ApiError(ErrorCode.IDEMPOTENCY_CONFLICT, 409,
                                details={"invocation_id": cmd.invocation_id})
-            result = await self._finish(cmd)
+            result = await self._finish(cmd, missing)
             await self._core.coordination.put(
                 key, cmd.input_hash(), ttl=self._core.policy.idempotency_ttl_seconds)
             return result
@@ -227,7 +228,7 @@ class Lifecycle:
                 "interaction_id": cmd.interaction_id, "conversation_id": cmd.conversation_id})
         return interaction
 
-    async def _finish(self, cmd: FinishCommand) -> dict[str, Any]:
+    async def _finish(self, cmd: FinishCommand, unlanded: int = 0) -> dict[str, Any]:
         core = self._core
         interaction = self._interaction(cmd)
         async with core.lock("conv", interaction.conversation_id):
@@ -245,7 +246,7 @@ class Lifecycle:
                              "outcome": interaction.outcome},
                 )
             finished = self._finished_event(
-                interaction, cmd.outcome, cmd.answer, cmd.reason, cmd.unrecorded_calls)
+                interaction, cmd.outcome, cmd.answer, cmd.reason, cmd.unrecorded_calls, unlanded)
             try:
                 await core.record(finished)
             except PublishFailed as exc:
@@ -256,7 +257,7 @@ class Lifecycle:
 
     def _finished_event(
         self, interaction: Interaction, outcome: str, answer: str | None, reason: str | None,
-        unrecorded_calls: int,
+        unrecorded_calls: int, unlanded: int = 0,
     ) -> ev.InteractionFinished:
         operations = self._core.store.operations_of(interaction.interaction_id)
         now, timeout = self._core.clock(), self._core.policy.pending_timeout_seconds
@@ -268,8 +269,9 @@ class Lifecycle:
             "conversation_id": interaction.conversation_id,
             "interaction_id": interaction.interaction_id,
             "outcome": outcome, "answer": answer, "reason": reason,
-            "execution_status": execution_status(operations),
-            "evidence_status": evidence_status(interaction, operations, unrecorded_calls, lost),
+            "execution_status": execution_status(operations, unlanded),
+            "evidence_status": evidence_status(interaction, operations, unrecorded_calls, lost,
+                                               unlanded),
             "finished_at": self._core.clock(), "unrecorded_calls": unrecorded_calls,
-            "operations": len(operations),
+            "operations": len(operations) + unlanded,
         })

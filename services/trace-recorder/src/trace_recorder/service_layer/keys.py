@@ -33,5 +33,15 @@ class Keys:
         return f"opcount:{interaction_id}"
 
     @staticmethod
+    def deferred(operation_id: str) -> str:
+        """A begun operation's pending record waiting to be published (see ``deferred``)."""
+        return f"pending:{operation_id}"
+
+    @staticmethod
+    def deferred_index() -> str:
+        """The deferred pending records by when they fall due."""
+        return "pending-records"
+
+    @staticmethod
     def lock(kind: str, name: str) -> str:
         return f"lock:{kind}:{name}"

@@ -21,8 +21,9 @@ from trace_recorder.domain.rules import (
     operation_key,
     receipt_id_for,
 )
+from trace_recorder.service_layer.deferred import PendingRecords
 from trace_recorder.service_layer.keys import Keys
-from trace_recorder.service_layer.ports import OperationClaim
+from trace_recorder.service_layer.ports import CoordinationUnavailable, OperationClaim
 from trace_recorder.service_layer.recording import Core, PublishFailed, unavailable
 
 
@@ -76,8 +77,9 @@ def _completed(op: Operation) -> dict[str, Any]:
 class Operations:
     """``begin`` and ``complete`` of operations; see the internal API in the README."""
 
-    def __init__(self, core: Core) -> None:
+    def __init__(self, core: Core, pending: PendingRecords | None = None) -> None:
         self._core = core
+        self.pending = pending or PendingRecords(core)
 
     # ------------------------------------------------------------------ begin
 
@@ -94,28 +96,45 @@ class Operations:
             return {"status": "not_captured"}
         key = operation_key(cmd.interaction_id, cmd.correlation, cmd.tool_name)
         limit = core.policy.max_operations_per_interaction
-        claim = await self._claim(cmd, key)
+        pending = self._pending_record(cmd, key)
+        claim = await self._claim(cmd, key, pending)
         known = core.store.operation_by_key(key)
         if claim.status == "new":
             if known is None:
                 if core.store.operation_count(cmd.interaction_id) < limit:
-                    return await self._new(cmd, key)
+                    return await self._new(key, pending)
                 # the store gained operations while the claim ran: one more is over the limit
                 await self._unclaim(cmd, key)
                 raise self._over_limit(cmd)
             # the store caught up with it while the claim ran: an existing operation after all
             # (as before, its in-flight marker stays; it is just not counted twice)
             await core.coordination.decr(Keys.op_count(cmd.interaction_id))
+            await self._forget_deferred(pending.operation_id)
         elif claim.status == "limit" and known is None:
             raise self._over_limit(cmd)
         return await self._existing(cmd, interaction, key, known, claim)
 
-    async def _claim(self, cmd: BeginCommand, key: str) -> OperationClaim:
+    def _pending_record(self, cmd: BeginCommand, key: str) -> ev.OperationRecorded:
+        core = self._core
+        return ev.OperationRecorded(
+            operation_id=operation_id_for(key), operation_key=key,
+            conversation_id=cmd.conversation_id, interaction_id=cmd.interaction_id,
+            tool_name=cmd.tool_name, input_hash=cmd.input_hash,
+            receipt_id=receipt_id_for(key), receipt_status="pending",
+            evidence_durability="pending", recorded_at=core.clock(),
+            correlation=cmd.correlation,
+        )
+
+    async def _claim(
+        self, cmd: BeginCommand, key: str, pending: ev.OperationRecorded,
+    ) -> OperationClaim:
         """One atomic step on the coordination store (one round trip on Redis): mark the
         operation in flight (a guard against a second instance whose store lags; it expires
         by itself if this process dies), take or refresh the lease and count it against the
         interaction's limit — or find it existing — see :meth:`Coordination.claim_operation`.
-        Its atomicity is what the per-key lock gave begin: nobody sees a half-made claim."""
+        Its atomicity is what the per-key lock gave begin: nobody sees a half-made claim.
+        With a pending-record delay, a new claim also stores the pending record, deferred
+        (:mod:`.deferred`)."""
         core = self._core
         known = core.store.operation_by_key(key)
         call = asyncio.ensure_future(core.coordination.claim_operation(
@@ -126,6 +145,7 @@ class Operations:
             limit=core.policy.max_operations_per_interaction,
             stored_count=core.store.operation_count(cmd.interaction_id),
             stored_hash=None if known is None else known.input_hash,
+            deferred=self.pending.deferred(pending) if self.pending.enabled else None,
         ))
         try:
             return await asyncio.shield(call)
@@ -134,13 +154,22 @@ class Operations:
             # goes again, as for any begin that fails after its claim
             with contextlib.suppress(Exception):
                 if (await asyncio.shield(call)).status == "new":
-                    await asyncio.shield(core.coordination.delete(Keys.operation(key)))
+                    await asyncio.shield(self._drop_marker(key))
             raise
 
     async def _unclaim(self, cmd: BeginCommand, key: str) -> None:
         """Give a ``new`` claim back: uncount it and drop its in-flight marker."""
         await self._core.coordination.decr(Keys.op_count(cmd.interaction_id))
+        await self._drop_marker(key)
+
+    async def _drop_marker(self, key: str) -> None:
+        """Drop a new claim's in-flight marker (and its deferred pending record)."""
         await self._core.coordination.delete(Keys.operation(key))
+        await self._forget_deferred(operation_id_for(key))
+
+    async def _forget_deferred(self, operation_id: str) -> None:
+        if self.pending.enabled:
+            await self.pending.forget(operation_id)
 
     def _over_limit(self, cmd: BeginCommand) -> ApiError:
         limit = self._core.policy.max_operations_per_interaction
@@ -207,24 +236,16 @@ class Operations:
         raise ApiError(TraceCode.RECEIPT_PENDING, 409, params={"operation_id": operation_id},
                        details={"operation_id": operation_id, "receipt_id": receipt_id_for(key)})
 
-    async def _new(self, cmd: BeginCommand, key: str) -> dict[str, Any]:
+    async def _new(self, key: str, event: ev.OperationRecorded) -> dict[str, Any]:
         core = self._core
         try:
-            event = ev.OperationRecorded(
-                operation_id=operation_id_for(key), operation_key=key,
-                conversation_id=cmd.conversation_id, interaction_id=cmd.interaction_id,
-                tool_name=cmd.tool_name, input_hash=cmd.input_hash,
-                receipt_id=receipt_id_for(key), receipt_status="pending",
-                evidence_durability="pending", recorded_at=core.clock(),
-                correlation=cmd.correlation,
-            )
-            if core.policy.pending_record_delay_seconds > 0:  # opt-in: the window in Known limits
-                core.record_pending(event)
-            else:  # on the log before the view and the caller see it: a crash loses nothing
-                await core.record(event)
+            if self.pending.enabled:  # the claim stored it; the view gets it with the log
+                return _begun(self.pending.hold(event))
+            # no delay: on the log before the view and the caller see it
+            await core.record(event)
             return _begun(self._recorded(event.operation_id))
         except BaseException:
-            await asyncio.shield(core.coordination.delete(Keys.operation(key)))
+            await asyncio.shield(self._drop_marker(key))
             raise
 
     def _abandoned(self, op: Operation) -> bool:
@@ -236,9 +257,9 @@ class Operations:
 
     async def complete(self, cmd: CompleteCommand) -> dict[str, Any]:
         core = self._core
-        op = self._operation(cmd)
+        op, deferred = await self._operation(cmd)
         async with core.lock("op", op.operation_key):
-            op = self._operation(cmd)
+            op, deferred = await self._operation(cmd, deferred)
             if op.final:
                 if op.receipt_status != cmd.receipt_status:
                     raise ApiError(ErrorCode.IDEMPOTENCY_CONFLICT, 409, details={
@@ -262,6 +283,9 @@ class Operations:
             except PublishFailed:
                 return {**_completed(op), "receipt_status": cmd.receipt_status,
                         "evidence_durability": "failed"}
+            if deferred is not None:  # its pending record is not needed any more
+                with contextlib.suppress(CoordinationUnavailable):  # a sweep finds it final
+                    await self.pending.forget(op.operation_id)
             return _completed(self._recorded(op.operation_id))
 
     def _recorded(self, operation_id: str) -> Operation:
@@ -270,13 +294,23 @@ class Operations:
             raise unavailable("the trace view did not keep the operation")
         return op
 
-    def _operation(self, cmd: CompleteCommand) -> Operation:
+    async def _operation(
+        self, cmd: CompleteCommand, deferred: Operation | None = None,
+    ) -> tuple[Operation, Operation | None]:
+        """The operation to complete, and whether it is one whose pending record is deferred
+        (not in the view yet: this replica's copy, ``deferred`` as found before, or the
+        coordination store's)."""
         op = self._core.store.operation(cmd.operation_id)
+        if op is None:
+            op = deferred or await self.pending.operation(cmd.operation_id)
+            deferred = op
+        else:
+            deferred = None
         interaction = self._core.store.interaction(op.interaction_id) if op else None
         if op is None or interaction is None or interaction.account != cmd.account:
             raise ApiError(TraceCode.OPERATION_NOT_FOUND, 404,
                            params={"operation_id": cmd.operation_id})
-        return op
+        return op, deferred
 
     @staticmethod
     def _evidence(op: Operation, items: tuple[EvidenceItem, ...]) -> tuple[ev.OperationEvidence, ...]:

@@ -24,12 +24,13 @@ class PolicyFields(BaseModel):
     finish_wait_seconds: float = 10.0
     """How long finish waits for the interaction's operations still completing (any replica);
     keep it below the gateway's ``GATEWAY_INTERNAL_TIMEOUT_SECONDS``."""
-    pending_record_delay_seconds: float = 0.0
+    pending_record_delay_seconds: float = 2.0
     """How long a begun operation's pending record waits before it is published: an
     operation completed by then never needs it (its final record carries ``begun_at``), one
-    record less per call. 0 (the default) publishes it at once: with a delay, a kill -9
-    inside it loses the pending record of a call whose completion never arrives (the view's
-    database has it, the log does not; see docs/architecture.md, Known limits)."""
+    record and one Kafka round trip less per call. It waits in Redis, written with the begin
+    claim, and reaches the log (then the view) when it falls due, at a replica's start or at
+    a clean stop (:mod:`~trace_recorder.service_layer.deferred`). 0 publishes it at once,
+    before begin answers."""
 
 
 class Policy(PolicyFields):

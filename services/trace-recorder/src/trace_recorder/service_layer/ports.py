@@ -47,6 +47,21 @@ class OperationClaim:
     count: int | None = None
 
 
+@dataclass(frozen=True)
+class Deferred:
+    """A record that waits in the coordination store to be published later, unless it is
+    forgotten first: ``record`` under ``key``, ``member`` of the sorted set ``index`` scored by
+    when it falls due (the store's clock plus ``delay_seconds``). ``ttl`` bounds how long it
+    waits unpublished (a safety net; a sweep takes it long before)."""
+
+    index: str
+    key: str
+    member: str
+    record: str
+    delay_seconds: float
+    ttl: int
+
+
 class Coordination(Protocol):
     """Short-lived coordination state (Redis): leases, idempotency records, locks.
 
@@ -88,7 +103,7 @@ class Coordination(Protocol):
     async def claim_operation(
         self, key: str, input_hash: str, *, in_flight_ttl: int, lease_key: str,
         lease_holder: str, lease_ttl: int, counter_key: str, counter_ttl: int, limit: int,
-        stored_count: int, stored_hash: str | None,
+        stored_count: int, stored_hash: str | None, deferred: Deferred | None = None,
     ) -> OperationClaim:
         """Claim an operation for ``begin``, atomically (one round trip on Redis).
 
@@ -107,7 +122,25 @@ class Coordination(Protocol):
           in-flight marker is re-armed) and take ``stored_hash`` as the recorded hash, else
           ``key``'s value; a recorded hash other than ``input_hash`` → ``conflict``; else take
           or refresh the lease → ``superseded`` or ``existing``.
+
+        With ``deferred``, a ``new`` claim also stores that record (see :meth:`take_due`);
+        no other outcome does.
         """
+        ...
+
+    async def take_due(
+        self, index: str, key_prefix: str, *, lease_seconds: int, limit: int,
+        everything: bool = False,
+    ) -> list[tuple[str, str]]:
+        """Take up to ``limit`` deferred records of ``index`` that fell due (``everything``:
+        due or not), as ``(member, record)``; the record of ``member`` is under
+        ``key_prefix + member``. Each one taken is due again ``lease_seconds`` later, so a
+        taker that dies before :meth:`forget` leaves it to the next one. A member whose record
+        expired leaves the index."""
+        ...
+
+    async def forget(self, index: str, key: str, member: str) -> None:
+        """Drop a deferred record (published, or no longer needed)."""
         ...
 
 

@@ -6,16 +6,13 @@ it to the store (read-your-writes). Coordination keys are in :mod:`.keys`, the p
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bkn_common.background import BackgroundTasks
 from bkn_common.errors import ApiError
-from bkn_common.events import Event, OperationRecorded, decode_event, encode_event
+from bkn_common.events import Event, decode_event, encode_event
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.service_layer.keys import Keys
 from trace_recorder.service_layer.policy import Policy
@@ -31,9 +28,6 @@ class PublishFailed(Exception):
     """Kafka did not acknowledge an event in time."""
 
 
-_log = logging.getLogger(__name__)
-
-
 @dataclass
 class Core:
     """Dependencies of the handlers."""
@@ -43,8 +37,6 @@ class Core:
     coordination: Coordination
     policy: Policy
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    _background: BackgroundTasks = field(default_factory=BackgroundTasks, repr=False)
-    _flushing: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
     def lock(self, kind: str, name: str) -> AbstractAsyncContextManager[None]:
         return self.coordination.lock(Keys.lock(kind, name), self.policy.lock_timeout_seconds)
@@ -62,38 +54,6 @@ class Core:
         except Exception as exc:
             raise PublishFailed(f"{type(exc).__name__}: {exc}") from exc
         self.store.apply_events([decode_event(encode_event(e)).event for e in events])
-
-    def record_pending(self, event: OperationRecorded, attempts: int = 5) -> None:
-        """Apply a pending operation now and publish it in the background, only if it is still
-        pending after ``Policy.pending_record_delay_seconds`` (or at shutdown). Its final
-        record supersedes it and carries ``begun_at``, and is applied here only once Kafka
-        acknowledged it, so an operation final by then needs no pending record on the log
-        (the store never lets a pending record overwrite a final one, so their order on the
-        log does not matter either)."""
-        self.store.apply_events([decode_event(encode_event(event)).event])
-
-        async def publish() -> None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._flushing.wait(), self.policy.pending_record_delay_seconds)
-            op = self.store.operation(event.operation_id)
-            if op is not None and op.final:
-                return
-            for attempt in range(attempts):
-                try:
-                    await asyncio.wait_for(self.events.publish(event),
-                                           timeout=self.policy.publish_timeout_seconds)
-                    return
-                except Exception:
-                    await asyncio.sleep(0.2 * (attempt + 1))
-            _log.warning("gave up publishing %s after %d attempts", event.type, attempts)
-
-        self._background.spawn(publish())
-
-    async def drain(self) -> None:
-        """Publish the pending records still waiting and wait for background publishes (at
-        shutdown)."""
-        self._flushing.set()
-        await self._background.drain(self.policy.publish_timeout_seconds)
 
     async def _publish(self, events: Sequence[Event]) -> None:
         if len(events) == 1:

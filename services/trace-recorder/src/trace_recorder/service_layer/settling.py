@@ -35,6 +35,14 @@ async def settle(core: Core, interaction_id: str) -> bool:
     return True
 
 
+async def unlanded(core: Core, interaction_id: str) -> int:
+    """How many operations the interaction claimed that the store does not hold yet (begun
+    on a replica whose records have not reached this one, or whose pending record is still
+    deferred): at a finish that did not settle they count as pending."""
+    claimed = int(await core.coordination.get(Keys.op_count(interaction_id)) or 0)
+    return max(0, claimed - core.store.operation_count(interaction_id))
+
+
 async def settled(core: Core, interaction_id: str) -> bool:
     """Whether every operation claimed for the interaction has its final record here."""
     claimed = int(await core.coordination.get(Keys.op_count(interaction_id)) or 0)

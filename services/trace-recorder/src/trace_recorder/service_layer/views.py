@@ -12,10 +12,12 @@ from trace_recorder.service_layer.ports import InteractionRecords, TraceView
 
 def interaction_summary(interaction: Interaction, operations: list[Operation]) -> dict[str, Any]:
     """The interaction's record; a turn finished ``assembling`` shows what has landed since
-    (``complete`` once every operation has its final record)."""
+    (``complete`` once every operation has its final record; those it counted at its finish
+    that are not here yet, their pending record still deferred, are pending too)."""
     data = asdict(interaction)
     if interaction.evidence_status == "assembling":
-        pending = sum(not op.final for op in operations)
+        unlanded = max(0, (interaction.operations_at_finish or 0) - len(operations))
+        pending = unlanded + sum(not op.final for op in operations)
         data["evidence_status_at_finish"] = "assembling"
         data["operations_pending"] = pending
         if not pending:
