@@ -16,6 +16,11 @@ mesh up; ``BENCH_SHARED_KAFKA=1`` uses the shared local broker instead (its CPU 
 counts everyone else's traffic). ``ROUNDS`` rounds after one warm-up; the summary is the
 median of the rounds.
 
+Then the ContextForge-style pair (how IBM ContextForge's gateway overhead is measured): one
+sequential keep-alive client per path, ``BLOCK_CALLS`` calls of the upstream directly, then
+as many through the mesh, alternating until each path made ``PAIR_CALLS`` calls; the added
+latency is the difference of the two distributions measured side by side.
+
 Measurements only, nothing asserted. Results: bench/results/execute_tool.json.
 """
 
@@ -50,6 +55,8 @@ N = 300
 WARMUP = 300  # a freshly started broker's JIT needs a few hundred calls (round 1 of 3 cost twice round 3 with 10)
 ROUNDS = 3
 IDLE_SECONDS = 10.0
+PAIR_CALLS = 2000  # ContextForge-style: per path, in alternating blocks
+BLOCK_CALLS = 100
 ARGUMENTS = {"amount": 1200, "from": "USD", "to": "CNY"}
 
 
@@ -141,12 +148,34 @@ def _measure(layout: Any, key: str, broker: Broker) -> dict[str, Any]:
                 "records_per_call_total": sum(records.values()),
                 "seconds": seconds,
             })
+        pair = _blocks(once, new_context, body)
         stats_after = direct.get(f"{finance}/_stats").json()
     return {
         "rounds": rounds,
+        "contextforge_style": pair,
         "idle_cpu_ms_per_s": idle_ms_per_s,
         "same_answer": answers.get("execute_tool") == answers.get("direct"),
         "upstream_fx_convert_calls": stats_after.get("fx_convert"),
+    }
+
+
+def _blocks(once: Any, new_context: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """``PAIR_CALLS`` calls per path in alternating blocks of ``BLOCK_CALLS`` (direct, then
+    through the mesh); a fresh interaction per block (not timed)."""
+    errors = {"execute_tool": 0, "direct": 0}
+    samples: dict[str, list[float]] = {"execute_tool": [], "direct": []}
+    for _ in range(PAIR_CALLS // BLOCK_CALLS):
+        for _ in range(BLOCK_CALLS):
+            once("direct", samples, errors)
+        body["bkn_context"] = new_context()
+        for _ in range(BLOCK_CALLS):
+            once("execute_tool", samples, errors)
+    mesh, direct = (latency_summary(samples[k]) for k in ("execute_tool", "direct"))
+    return {
+        "calls_per_path": PAIR_CALLS, "block_calls": BLOCK_CALLS,
+        "execute_tool": {**mesh, "errors": errors["execute_tool"]},
+        "direct": {**direct, "errors": errors["direct"]},
+        "added": {q: mesh[q] - direct[q] for q in ("p50_ms", "p90_ms", "p99_ms", "mean_ms")},
     }
 
 
@@ -198,6 +227,18 @@ def main() -> dict[str, Any]:
     )
     print("   added p50 by round (ms): " + ", ".join(f"{r['added_p50_ms']:.2f}" for r in rounds))
     print(f"   same answer: {result['same_answer']}; upstream fx_convert calls: {result['upstream_fx_convert_calls']}")
+    pair = result["contextforge_style"]
+    print_table(
+        f"ContextForge-style pair: one sequential keep-alive client per path, {PAIR_CALLS} calls each "
+        f"in alternating blocks of {BLOCK_CALLS} (direct, then through the mesh)",
+        [
+            {"path": name, "n": int(r["n"]), "p50_ms": r["p50_ms"], "p90_ms": r["p90_ms"],
+             "p99_ms": r["p99_ms"], "mean_ms": r["mean_ms"], "errors": r["errors"]}
+            for name, r in (("execute_tool (REST, managed)", pair["execute_tool"]),
+                            ("finance API directly", pair["direct"]))
+        ]
+        + [{"path": "added by the mesh", "n": PAIR_CALLS, **pair["added"], "errors": ""}],
+    )
     topics = sorted({t for r in rounds for t in r["records_per_call"]})
     records = {t: _median(rounds, "records_per_call", t) for t in topics}
     print_table(
@@ -225,7 +266,8 @@ def main() -> dict[str, Any]:
     payload = {
         "config": {"n": N, "warmup": WARMUP, "rounds": ROUNDS, "mode": "managed (bkn_context)",
                    "interleaved": True, "broker": "private" if broker.private else "shared",
-                   "idle_seconds": IDLE_SECONDS},
+                   "idle_seconds": IDLE_SECONDS, "pair_calls": PAIR_CALLS,
+                   "block_calls": BLOCK_CALLS},
         "execute_tool": gateway,
         "direct": direct,
         "added": added,
