@@ -17,7 +17,6 @@ from trace_recorder.domain.rules import evidence_id, operation_id_for, operation
 from trace_recorder.service_layer.interactions import FinishCommand
 from trace_recorder.service_layer.operations import CompleteCommand, EvidenceItem
 from trace_recorder.service_layer.ports import OperationClaim
-from trace_recorder.service_layer.store import TraceStore
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
