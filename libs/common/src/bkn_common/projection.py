@@ -85,9 +85,11 @@ class ProjectionRunner:
         transient: tuple[type[Exception], ...] = (),
         checkpoints: CheckpointFile | None = None,
         fetch_max_wait_ms: int = 500,
+        fetch_min_bytes: int = 1,
     ) -> None:
         self._kafka = kafka_connection(bootstrap_servers)
         self._fetch_max_wait_ms = fetch_max_wait_ms
+        self._fetch_min_bytes = fetch_min_bytes
         self._consumer_name = consumer_name
         self._topics = [t.full_name(topic_prefix) for t in topics]
         self._dlq_topic = dead_letter_topic(consumer_name).full_name(topic_prefix)
@@ -125,6 +127,7 @@ class ProjectionRunner:
             max_partition_fetch_bytes=16 * 1024 * 1024,
             fetch_max_bytes=64 * 1024 * 1024,
             fetch_max_wait_ms=self._fetch_max_wait_ms,
+            fetch_min_bytes=self._fetch_min_bytes,
         )
         await consumer.start()
         self._consumer = consumer

@@ -42,7 +42,8 @@ def projection_runner(
     **options: Any,
 ) -> ProjectionRunner:
     """The service's runner; checkpointed when its settings name a checkpoint folder.
-    ``options``: :class:`ProjectionRunner`'s ``owns``, ``transient``, ``batch_size``."""
+    ``options``: :class:`ProjectionRunner`'s ``owns``, ``transient``, ``batch_size``, and
+    ``fetch_max_wait_ms`` / ``fetch_min_bytes`` where a service chooses its own."""
     checkpoints = None
     if isinstance(settings, CheckpointSettings) and settings.checkpoint_dir:
         checkpoints = CheckpointFile(
@@ -54,8 +55,7 @@ def projection_runner(
         topics=topics,
         projection=projection,
         topic_prefix=settings.topic_prefix,
-        fetch_max_wait_ms=settings.kafka_fetch_max_wait_ms,
-        **options,
+        **{"fetch_max_wait_ms": settings.kafka_fetch_max_wait_ms, **options},
         checkpoints=checkpoints,
     )
 

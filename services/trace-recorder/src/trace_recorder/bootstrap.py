@@ -52,7 +52,9 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
     pending = PendingRecords(core)
     runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), store,
                                owns=partial(_owned, settings.replica_index, settings.replica_count),
-                               transient=(StoreUnavailable,))
+                               transient=(StoreUnavailable,),
+                               fetch_max_wait_ms=settings.fetch_max_wait_ms or settings.kafka_fetch_max_wait_ms,
+                               fetch_min_bytes=settings.fetch_min_bytes)
     health = Health(coordination, runner, settings.probe_timeout_seconds)
 
     async def coordination_ready() -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
 from bkn_common.settings import ServiceSettings
@@ -41,6 +41,12 @@ class TraceRecorderSettings(ServiceSettings, PolicyFields):
     replica_index: int = 0
     """This replica's number (0-based); it consumes the partitions p with p % count == index."""
     replica_count: int = 1
+    fetch_max_wait_ms: int | None = Field(None, gt=0, le=30000)
+    """``TRACE_RECORDER_FETCH_MAX_WAIT_MS``: how long the broker may hold the projection's
+    fetch (unset: ``KAFKA_FETCH_MAX_WAIT_MS``)."""
+    fetch_min_bytes: int = Field(1, ge=1)
+    """``TRACE_RECORDER_FETCH_MIN_BYTES``: the broker answers the projection's fetch once this
+    much is there or the wait is over."""
 
     def policy(self) -> Policy:
         return Policy.of(self)
