@@ -81,8 +81,8 @@ def test_cursor_pages_are_slices_of_one_ranking(demo_state: KnowledgeState, read
     assert {k: v for k, v in second.items() if k not in ("items", "nextCursor")} == \
         {k: v for k, v in first.items() if k not in ("items", "nextCursor")}
     kept = store._items[first["nextCursor"]][1]
-    assert "items" not in kept and len(kept["hits"]) > 4
-    assert all("sourceExcerpt" not in hit for hit in kept["hits"])  # bare hits only
+    assert "items" not in kept and len(kept["pool"]) > 4
+    assert all(len(hit) == 6 and isinstance(hit[0], str) for hit in kept["pool"])  # bare hits only
 
 
 def test_a_zero_deadline_is_search_timeout(demo_state: KnowledgeState, reader: Reader) -> None:

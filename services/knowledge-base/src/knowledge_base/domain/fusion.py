@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 
 RRF_K = 60
 
 
 def fuse(lanes: Mapping[str, Sequence[str]], weights: Mapping[str, float]) -> list[tuple[str, float]]:
     """(doc id, fused score) best first; ties by id. A lane absent from ``weights`` counts 0."""
-    scores: dict[str, float] = defaultdict(float)
+    scores: dict[str, float] = {}
     for lane, ranked in lanes.items():
         weight = weights.get(lane, 0.0)
         if weight <= 0:
             continue
         for rank, doc_id in enumerate(ranked, start=1):
-            scores[doc_id] += weight / (RRF_K + rank)
-    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+            scores[doc_id] = scores.get(doc_id, 0.0) + weight / (RRF_K + rank)
+    fused = sorted(scores.items())  # by id, then by score: a stable sort keeps ties by id
+    fused.sort(key=itemgetter(1), reverse=True)
+    return fused

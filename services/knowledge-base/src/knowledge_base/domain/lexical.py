@@ -89,6 +89,10 @@ class Bm25Index:
 
     def search(self, query_tokens: Iterable[str], limit: int) -> list[tuple[str, float, list[str]]]:
         """(doc id, score, matched fields), best first (ties in insertion order)."""
+        return [(doc, score, field_names(bits)) for doc, score, bits in self.search_bits(query_tokens, limit)]
+
+    def search_bits(self, query_tokens: Iterable[str], limit: int) -> list[tuple[str, float, int]]:
+        """As :meth:`search` with the matched fields as bits (:func:`field_names` reads them)."""
         if not self.ids:
             return []
         arrays = self.freeze()
@@ -102,8 +106,9 @@ class Bm25Index:
             scores[slots] += idf * weight * (1 + 0.3 * (qtf - 1))
             fields[slots] |= bits
         top = _top(scores, limit)
-        return [(self.ids[slot], float(scores[slot]), _field_names(int(fields[slot])))
-                for slot in top.tolist()]
+        ids = self.ids
+        return list(zip([ids[slot] for slot in top.tolist()], scores[top].tolist(),
+                        fields[top].tolist(), strict=True))
 
 
 def _top(scores: np.ndarray, limit: int) -> np.ndarray:
@@ -122,5 +127,6 @@ def _top(scores: np.ndarray, limit: int) -> np.ndarray:
 _NAMES_BY_BITS = [[name for name, bit in FIELD_BITS.items() if bits & bit] for bits in range(1 << len(FIELD_BITS))]
 
 
-def _field_names(bits: int) -> list[str]:
+def field_names(bits: int) -> list[str]:
+    """The fields named by ``bits`` (FIELD_BITS), in FIELD_WEIGHTS order."""
     return list(_NAMES_BY_BITS[bits])

@@ -17,7 +17,7 @@ import numpy as np
 from knowledge_base.domain.chunks import Chunk, file_chunks
 from knowledge_base.domain.files import KbFile
 from knowledge_base.domain.fusion import fuse
-from knowledge_base.domain.lexical import Bm25Index
+from knowledge_base.domain.lexical import Bm25Index, field_names
 from knowledge_base.domain.text import normalized, tokens
 from knowledge_base.domain.view import BaseView
 
@@ -36,6 +36,8 @@ WEIGHTS: dict[str, dict[str, float]] = {
 }
 EVIDENCE = {"path": "path", "title": "title", "mention": "title", "bm25": "content",
             "vector": "content", "graph": "graph"}
+# the matched field a lane adds to its hits (the BM25 lane adds the fields its tokens matched)
+LANE_FIELDS = {"path": "path", "title": "title", "mention": "title", "vector": "content"}
 _WORDISH = re.compile(r"\w", re.UNICODE)
 
 
@@ -145,8 +147,9 @@ class SearchIndex:
                 found.extend(i for i in ids if i not in found)
         return found[:20]
 
-    def lexical(self, query: str) -> list[tuple[str, float, list[str]]]:
-        ranked = self.bm25.search(tokens(query), POOL)
+    def lexical(self, query: str) -> list[tuple[str, float, int]]:
+        """(file id, BM25 score, bits of the fields matched: ``lexical.field_names``)."""
+        ranked = self.bm25.search_bits(tokens(query), POOL)
         if not ranked:
             return []
         floor = ranked[0][1] * BM25_FLOOR_SHARE
@@ -191,24 +194,20 @@ class SearchIndex:
     # -- the search --------------------------------------------------------------------
     def search(self, query: str, mode: Mode, *, vectors: Vectors | None, graph_depth: int = 1,
                graph_fanout: int = 10, semantic_off_reason: str | None = None,
-               check: Callable[[], None] = lambda: None) -> Outcome:
+               check: Callable[[], None] = lambda: None, limit: int | None = None) -> Outcome:
+        """The fused hits, best first (the first ``limit`` of them when given)."""
         weights = WEIGHTS[mode]
         lanes: dict[str, list[str]] = {}
-        fields: dict[str, set[str]] = {}
+        bm25_bits: dict[str, int] = {}
         chunk_at: dict[str, int] = {}
         if "path" in weights:
             lanes["path"] = self.exact_path(query)
             lanes["title"] = self.exact_title(query)
             lanes["mention"] = self.mention(query)
-            for fid in lanes["path"]:
-                fields.setdefault(fid, set()).add("path")
-            for fid in lanes["title"] + lanes["mention"]:
-                fields.setdefault(fid, set()).add("title")
         if "bm25" in weights:
             lexical = self.lexical(query)
             lanes["bm25"] = [fid for fid, _, _ in lexical]
-            for fid, _, matched in lexical:
-                fields.setdefault(fid, set()).update(matched)
+            bm25_bits = {fid: bits for fid, _, bits in lexical}
         check()
         semantic = _semantic_state(self, vectors, semantic_off_reason, "vector" in weights)
         if "vector" in weights and vectors is not None and semantic[0] != "unavailable" \
@@ -222,8 +221,6 @@ class SearchIndex:
                                if sim >= VECTOR_ONLY_FLOOR or fid in strong_lexical]
             for fid, _, start in ranked:
                 chunk_at[fid] = start
-                if fid in lanes["vector"]:
-                    fields.setdefault(fid, set()).add("content")
         check()
         fused = fuse(lanes, weights)
         via: dict[str, str] = {}
@@ -237,15 +234,13 @@ class SearchIndex:
             lanes["graph"] = [fid for fid, _ in reached]
             via = dict(reached)
             fused = fuse(lanes, weights)
-        lanes_of: dict[str, list[str]] = {}
-        for lane, ids in lanes.items():
-            if weights.get(lane, 0) > 0:
-                for fid in dict.fromkeys(ids):
-                    lanes_of.setdefault(fid, []).append(lane)
+        members = {lane: set(ids) for lane, ids in lanes.items() if weights.get(lane, 0) > 0}
         hits = []
-        for fid, score in fused:
-            found_in = lanes_of[fid]
-            hits.append(Hit(self.docs[fid], score, found_in, sorted(fields.get(fid, ())),
+        for fid, score in fused if limit is None else fused[:limit]:
+            found_in = [lane for lane, ids in members.items() if fid in ids]
+            fields = set(field_names(bm25_bits.get(fid, 0)))
+            fields.update(LANE_FIELDS[lane] for lane in found_in if lane in LANE_FIELDS)
+            hits.append(Hit(self.docs[fid], score, found_in, sorted(fields),
                             chunk_at.get(fid), via.get(fid) if found_in == ["graph"] else None))
         return Outcome(hits, semantic, {k: len(v) for k, v in lanes.items()})
 
@@ -274,20 +269,24 @@ def _path_variants(path: str) -> list[str]:
     return variants
 
 
-def excerpt(file: KbFile, query: str, hit: Hit, size: int) -> str:
-    """A bounded piece of the source text around the match (the best chunk for vectors)."""
+def excerpt_needles(query: str) -> list[str]:
+    """What an excerpt looks for in a body: the query's tokens, longest first, then by text."""
+    needles = [tok.lstrip("~") for tok in sorted(set(tokens(query)), key=lambda t: (-len(t), t))]
+    return [n for n in needles if len(n) >= 2 and _WORDISH.search(n)]
+
+
+def excerpt(file: KbFile, query: str, hit: Hit, size: int, needles: list[str] | None = None) -> str:
+    """A bounded piece of the source text around the match (the best chunk for vectors);
+    ``needles``: :func:`excerpt_needles` of the query, when a page already has them."""
     body = file.body.strip("\n")
     if not body:
         return file.description[:size]
     position = -1
     lowered = body.lower()
-    query_tokens = sorted(set(tokens(query)), key=lambda t: (-len(t), t))  # longest first, then by text
-    for tok in query_tokens:
-        needle = tok.lstrip("~")
-        if len(needle) >= 2 and _WORDISH.search(needle):
-            position = lowered.find(needle)
-            if position >= 0:
-                break
+    for needle in excerpt_needles(query) if needles is None else needles:
+        position = lowered.find(needle)
+        if position >= 0:
+            break
     if position < 0 and hit.chunk_start is not None and hit.chunk_start >= 0:
         position = hit.chunk_start
     start = max(0, position - size // 3) if position >= 0 else 0

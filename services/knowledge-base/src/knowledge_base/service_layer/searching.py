@@ -23,7 +23,7 @@ from bkn_common.i18n import Language, register_messages, render_message
 from bkn_common.openapi_errors import OpenApiCode, OpenApiError
 from knowledge_base.domain import errors
 from knowledge_base.domain.files import Actions
-from knowledge_base.domain.search import WEIGHTS, Hit, Outcome, excerpt, item_fields
+from knowledge_base.domain.search import WEIGHTS, Hit, Outcome, excerpt, excerpt_needles, item_fields
 from knowledge_base.domain.view import BaseView
 from knowledge_base.service_layer.indexes import Indexes
 from knowledge_base.service_layer.ports import CursorStore
@@ -94,7 +94,7 @@ class Searcher:
         except Exception as exc:
             raise OpenApiError(OpenApiCode.SEARCH_UNAVAILABLE, params={"reason": type(exc).__name__},
                                details={"reason": "index_failed"}) from exc
-        pool = [_bare(hit) for hit in outcome.hits[:RESULT_POOL]]
+        pool = [_bare(hit) for hit in outcome.hits]
         status = {
             "activeContentRevision": ranked.revision,
             "searchStatus": "ok" if pool else "no_candidates",
@@ -131,20 +131,22 @@ class Searcher:
         check()
         outcome = index.search(query, mode, vectors=vectors, graph_depth=depth,  # type: ignore[arg-type]
                                graph_fanout=fanout, semantic_off_reason=self.semantic_off_reason,
-                               check=check)
+                               check=check, limit=RESULT_POOL)
         return outcome, index.view
 
-    def _item(self, bare: dict[str, Any], view: BaseView, query: str, actions: Actions) -> dict[str, Any]:
-        file = view.by_id.get(bare["fileId"])
+    def _item(self, bare: list[Any], view: BaseView, query: tuple[str, list[str]],
+              actions: Actions) -> dict[str, Any]:
+        file_id, score, lanes, fields, chunk_start, via = bare
+        file = view.by_id.get(file_id)
         if file is None:  # same revision, so never expected: refuse rather than guess
             raise errors.stale_cursor("a file it listed is no longer in the base")
-        hit = Hit(file, bare["score"], bare["lanes"], bare["fields"], bare["chunkStart"], bare["via"])
+        hit = Hit(file, score, lanes, fields, chunk_start, via)
         item = {
             "fileId": file.file_id, "sourceFileId": file.file_id, "path": file.path,
             "title": file.title, "description": file.description,
             "score": round(hit.score * 1000, 3),
             **item_fields(hit),
-            "sourceExcerpt": excerpt(file, query, hit, self.excerpt_chars),
+            "sourceExcerpt": excerpt(file, query[0], hit, self.excerpt_chars, query[1]),
             "contentAvailable": file.available,
             "readActions": actions.for_file(file, search=True),
         }
@@ -152,16 +154,17 @@ class Searcher:
             item["viaFileId"] = hit.via
         return item
 
-    async def _page(self, pool: list[dict[str, Any]], offset: int, status: dict[str, Any],
+    async def _page(self, pool: list[list[Any]], offset: int, status: dict[str, Any],
                     binding: dict[str, Any], view: BaseView, actions: Actions) -> dict[str, Any]:
         limit = binding["limit"]
-        chunk = [self._item(bare, view, binding["query"], actions) for bare in pool[offset: offset + limit]]
+        query = (binding["query"], excerpt_needles(binding["query"]))
+        chunk = [self._item(bare, view, query, actions) for bare in pool[offset: offset + limit]]
         next_cursor = None
         if offset + limit < len(pool):
             next_cursor = "sc_" + secrets.token_urlsafe(18)
             try:
                 await self.cursors.put(next_cursor, {"binding": binding, "offset": offset + limit,
-                                                     "hits": pool, "status": status},
+                                                     "pool": pool, "status": status},
                                        self.cursor_ttl_seconds)
             except Exception as exc:
                 raise OpenApiError(OpenApiCode.SEARCH_UNAVAILABLE, params={"reason": "cursor store"},
@@ -181,13 +184,13 @@ class Searcher:
         if kept.get("revision") != binding["revision"]:
             raise errors.stale_cursor(
                 f"activeContentRevision moved from {kept.get('revision')} to {binding['revision']}")
-        if kept != binding or "hits" not in stored:
+        if kept != binding or "pool" not in stored:  # "pool": bare hits as lists
             raise errors.stale_cursor("it was issued for another query, mode or limit")
-        return await self._page(stored["hits"], int(stored["offset"]), stored["status"], binding,
+        return await self._page(stored["pool"], int(stored["offset"]), stored["status"], binding,
                                 view, actions)
 
 
-def _bare(hit: Hit) -> dict[str, Any]:
-    """A ranked hit as the cursor keeps it (JSON): the file by id, the rest as ranked."""
-    return {"fileId": hit.file.file_id, "score": hit.score, "lanes": hit.lanes, "fields": hit.fields,
-            "chunkStart": hit.chunk_start, "via": hit.via}
+def _bare(hit: Hit) -> list[Any]:
+    """A ranked hit as the cursor keeps it (JSON): [file id, score, lanes, matched fields,
+    best chunk start, reached-from file id]."""
+    return [hit.file.file_id, hit.score, hit.lanes, hit.fields, hit.chunk_start, hit.via]
