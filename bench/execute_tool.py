@@ -91,6 +91,7 @@ def _measure(layout: Any, key: str, broker: Broker) -> dict[str, Any]:
             "arguments": ARGUMENTS,
         }
         answers: dict[str, Any] = {}
+        failures: list[dict[str, Any]] = []  # the first few refusals, to say what failed
 
         def once(name: str, samples: dict[str, list[float]], errors: dict[str, int]) -> None:
             began = time.perf_counter()
@@ -101,6 +102,9 @@ def _measure(layout: Any, key: str, broker: Broker) -> dict[str, Any]:
             elapsed = (time.perf_counter() - began) * 1000
             if response.status_code != 200:
                 errors[name] += 1
+                if len(failures) < 5:
+                    failures.append({"path": name, "status": response.status_code,
+                                     "body": response.text[:300]})
                 return
             answers[name] = response.json()
             samples[name].append(elapsed)
@@ -153,6 +157,7 @@ def _measure(layout: Any, key: str, broker: Broker) -> dict[str, Any]:
     return {
         "rounds": rounds,
         "contextforge_style": pair,
+        "failures": failures,
         "idle_cpu_ms_per_s": idle_ms_per_s,
         "same_answer": answers.get("execute_tool") == answers.get("direct"),
         "upstream_fx_convert_calls": stats_after.get("fx_convert"),
@@ -227,6 +232,8 @@ def main() -> dict[str, Any]:
     )
     print("   added p50 by round (ms): " + ", ".join(f"{r['added_p50_ms']:.2f}" for r in rounds))
     print(f"   same answer: {result['same_answer']}; upstream fx_convert calls: {result['upstream_fx_convert_calls']}")
+    for failure in result["failures"]:
+        print(f"   failed call ({failure['path']}): {failure['status']} {failure['body']}")
     pair = result["contextforge_style"]
     print_table(
         f"ContextForge-style pair: one sequential keep-alive client per path, {PAIR_CALLS} calls each "
