@@ -42,6 +42,8 @@ LEASE_SECONDS = 30
 """A taken record is due again this much later if its taker died before publishing it."""
 BATCH = 500
 """Deferred records taken per step of a sweep."""
+RECOVERY_BATCH = 20_000
+"""Deferred records a start takes at once (a crash leaves at most its in-flight calls')."""
 TTL_SECONDS = 7 * 24 * 3600
 """Safety net: a deferred record nobody took for a week leaves the coordination store."""
 
@@ -100,11 +102,12 @@ class PendingRecords:
             Keys.deferred_index(), Keys.deferred(operation_id), operation_id)
 
     async def publish_due(self, *, everything: bool = False) -> int:
-        """Publish the deferred records that fell due (``everything``: all of them) unless
-        their operation is in the view already; returns how many it took."""
+        """Publish the deferred records that fell due (``everything``: all of them, at most
+        :data:`RECOVERY_BATCH`) unless their operation is in the view already; returns how
+        many it took."""
         taken = await self._core.coordination.take_due(
-            Keys.deferred_index(), Keys.deferred(""), lease_seconds=LEASE_SECONDS, limit=BATCH,
-            everything=everything)
+            Keys.deferred_index(), Keys.deferred(""), lease_seconds=LEASE_SECONDS,
+            limit=RECOVERY_BATCH if everything else BATCH, everything=everything)
         for _, text in taken:
             event = decode_event(text.encode()).event
             if isinstance(event, OperationRecorded):
