@@ -94,6 +94,9 @@ class UnusedIdempotency:
     async def complete(self, account: str, tool: str, invocation_id: str, input_hash: str, result: Any) -> None:
         raise AssertionError("handler used idempotency")
 
+    async def fail(self, account: str, tool: str, invocation_id: str, input_hash: str, error: dict[str, Any]) -> None:
+        raise AssertionError("handler used idempotency")
+
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
         raise AssertionError("handler used idempotency")
 

@@ -9,7 +9,11 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from gateway.service_layer.ports import Claim
+from gateway.service_layer.ports import FINAL_STATES, Claim
+
+
+def _claim(stored: dict[str, Any]) -> Claim:
+    return Claim(stored["state"], stored["input_hash"], stored.get("result"), stored.get("error"))
 
 
 class RedisIdempotency:
@@ -30,13 +34,13 @@ class RedisIdempotency:
         raw = await self._redis.get(key)
         if raw is None:  # expired between the two calls: try once more
             return await self.claim(account, tool, invocation_id, input_hash)
-        stored = json.loads(raw)
-        return Claim(stored["state"], stored["input_hash"], stored.get("result"))
+        return _claim(json.loads(raw))
 
     async def wait_done(
         self, account: str, tool: str, invocation_id: str, timeout: float
     ) -> Claim | None:
-        """Wait for a running call with this id to finish (polling; bounded by ``timeout``)."""
+        """Wait for a running call with this id to end, done or failed (polling; bounded by
+        ``timeout``)."""
         key = self._key(account, tool, invocation_id)
         deadline = asyncio.get_running_loop().time() + timeout
         while asyncio.get_running_loop().time() < deadline:
@@ -44,16 +48,26 @@ class RedisIdempotency:
             if raw is None:
                 return None
             stored = json.loads(raw)
-            if stored["state"] == "done":
-                return Claim("done", stored["input_hash"], stored.get("result"))
+            if stored["state"] in FINAL_STATES:
+                return _claim(stored)
             await asyncio.sleep(0.05)
         return None
 
     async def complete(
         self, account: str, tool: str, invocation_id: str, input_hash: str, result: Any
     ) -> None:
-        record = json.dumps({"state": "done", "input_hash": input_hash, "result": result})
-        await self._redis.set(self._key(account, tool, invocation_id), record, ex=self._ttl)
+        await self._store(account, tool, invocation_id,
+                          {"state": "done", "input_hash": input_hash, "result": result})
+
+    async def fail(
+        self, account: str, tool: str, invocation_id: str, input_hash: str, error: dict[str, Any]
+    ) -> None:
+        """Remember a failure after the call may have acted: a retry gets it, never a new run."""
+        await self._store(account, tool, invocation_id,
+                          {"state": "failed", "input_hash": input_hash, "error": error})
+
+    async def _store(self, account: str, tool: str, invocation_id: str, record: dict[str, Any]) -> None:
+        await self._redis.set(self._key(account, tool, invocation_id), json.dumps(record), ex=self._ttl)
 
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
         """Forget a claim whose call was refused before anything ran (the id may be reused)."""

@@ -125,9 +125,6 @@ async def _call_tool(deps: Deps, ctx: CallContext, name: str, payload: dict[str,
     return await _with_provenance(deps, ctx, definition, args, digest)
 
 
-STORED_FAILURE = "bkn_failed_after_dispatch"
-
-
 def _may_have_acted(definition: ToolDefinition, exc: ApiError) -> bool:
     """Whether a failed call may have run the tool: any 5xx but an unavailable dependency, and
     an execution whose request reached tool-executor before the connection broke (a crash
@@ -153,11 +150,11 @@ async def _once_per_invocation(
         if done is None:
             raise ApiError(GatewayCode.RECEIPT_PENDING, 409, details={"invocation_id": invocation})
         claim = done
+    if claim.state == "failed":  # the first run failed after it may have acted: the same refusal
+        failed = claim.error
+        raise ApiError(failed["code"], failed["status"], params=failed.get("params"),
+                       details={"invocation_id": invocation, "replayed": True})
     if claim.state == "done":
-        failed = claim.result["data"].get(STORED_FAILURE)
-        if failed is not None:  # the first run failed after it may have acted: the same refusal
-            raise ApiError(failed["code"], failed["status"], params=failed.get("params"),
-                           details={"invocation_id": invocation, "replayed": True})
         return ToolOutcome(**claim.result)
     try:
         outcome = await _with_provenance(deps, ctx, definition, args, digest)
@@ -165,9 +162,9 @@ async def _once_per_invocation(
         if exc.status < 500 or not _may_have_acted(definition, exc):
             await deps.idempotency.release(account, tool, invocation)
         else:  # the upstream may have acted: remember the failure, do not run again
-            stored = ToolOutcome({STORED_FAILURE: {"code": exc.code, "status": exc.status,
-                                                   "params": {k: str(v) for k, v in exc.params.items()}}})
-            await deps.idempotency.complete(account, tool, invocation, digest, stored.__dict__)
+            await deps.idempotency.fail(account, tool, invocation, digest, {
+                "code": exc.code, "status": exc.status,
+                "params": {k: str(v) for k, v in exc.params.items()}})
         raise
     await deps.idempotency.complete(account, tool, invocation, digest, outcome.__dict__)
     return outcome

@@ -63,11 +63,17 @@ class EventPublisher(Protocol):
 
 @dataclass(frozen=True)
 class Claim:
-    """``fresh``: the caller runs the call; ``done``: ``result`` holds the original outcome."""
+    """``fresh``: the caller runs the call; ``running``: another call holds the id; ``done``:
+    ``result`` holds the original outcome; ``failed``: the original call failed after it may
+    have acted, ``error`` holds its refusal (``code``, ``status``, ``params``)."""
 
     state: str
     input_hash: str
     result: Any = None
+    error: Any = None
+
+
+FINAL_STATES = ("done", "failed")
 
 
 class Idempotency(Protocol):
@@ -80,12 +86,18 @@ class Idempotency(Protocol):
     async def wait_done(
         self, account: str, tool: str, invocation_id: str, timeout: float
     ) -> Claim | None:
-        """Wait (at most ``timeout`` s) for a running call with this id to finish."""
+        """Wait (at most ``timeout`` s) for a running call with this id to end, done or failed."""
         ...
 
     async def complete(
         self, account: str, tool: str, invocation_id: str, input_hash: str, result: Any
     ) -> None: ...
+
+    async def fail(
+        self, account: str, tool: str, invocation_id: str, input_hash: str, error: dict[str, Any]
+    ) -> None:
+        """Remember a failure after the call may have acted: a retry gets it, never a new run."""
+        ...
 
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
         """Forget a claim whose call was refused before anything ran (the id may be reused)."""
