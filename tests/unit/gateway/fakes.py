@@ -16,7 +16,7 @@ from gateway.domain.identity import Principal
 from gateway.service_layer.access import AccessChecker
 from gateway.service_layer.catalogue import build_registry
 from gateway.service_layer.deps import Deps
-from gateway.service_layer.ports import Claim
+from gateway.service_layer.ports import FINAL_STATES, Claim
 from gateway.settings import GatewaySettings
 
 Answer = Callable[[Any], Any]
@@ -99,6 +99,34 @@ class UnusedIdempotency:
 
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
         raise AssertionError("handler used idempotency")
+
+
+class DictIdempotency:
+    """Invocation-id records in a dict, as the Idempotency port keeps them (no expiry, no waiting:
+    a running record is reported as it is)."""
+
+    def __init__(self) -> None:
+        self.records: dict[tuple[str, str, str], Claim] = {}
+
+    async def claim(self, account: str, tool: str, invocation_id: str, input_hash: str) -> Claim:
+        key = (account, tool, invocation_id)
+        if key not in self.records:
+            self.records[key] = Claim("running", input_hash)
+            return Claim("fresh", input_hash)
+        return self.records[key]
+
+    async def wait_done(self, account: str, tool: str, invocation_id: str, timeout: float) -> Claim | None:
+        claim = self.records.get((account, tool, invocation_id))
+        return claim if claim is not None and claim.state in FINAL_STATES else None
+
+    async def complete(self, account: str, tool: str, invocation_id: str, input_hash: str, result: Any) -> None:
+        self.records[(account, tool, invocation_id)] = Claim("done", input_hash, result=result)
+
+    async def fail(self, account: str, tool: str, invocation_id: str, input_hash: str, error: dict[str, Any]) -> None:
+        self.records[(account, tool, invocation_id)] = Claim("failed", input_hash, error=error)
+
+    async def release(self, account: str, tool: str, invocation_id: str) -> None:
+        self.records.pop((account, tool, invocation_id), None)
 
 
 class FakeTraceCore:
