@@ -1,4 +1,5 @@
-"""The gateway's invocation-id records on real Redis: fresh, running, done and failed claims."""
+"""The gateway's invocation-id records on real Redis: fresh, running, done, failed and released
+(retryable) claims."""
 
 from __future__ import annotations
 
@@ -51,7 +52,25 @@ async def test_a_waiting_retry_sees_the_failure(store: RedisIdempotency) -> None
     assert done is not None and (done.state, done.error) == ("failed", FAILURE)
 
 
-async def test_a_released_id_is_fresh_again(store: RedisIdempotency) -> None:
-    await store.claim("dev", "execute_tool", "inv-4", "h")
+async def test_a_released_id_is_fresh_again_one_attempt_further(store: RedisIdempotency) -> None:
+    assert (await store.claim("dev", "execute_tool", "inv-4", "h")).attempt == 0
     await store.release("dev", "execute_tool", "inv-4")
-    assert (await store.claim("dev", "execute_tool", "inv-4", "h")).state == "fresh"
+    again = await store.claim("dev", "execute_tool", "inv-4", "h2")  # any input, as a fresh id
+    assert (again.state, again.input_hash, again.attempt) == ("fresh", "h2", 1)
+    assert (await store.claim("dev", "execute_tool", "inv-4", "h2")).state == "running"
+    await store.release("dev", "execute_tool", "inv-4")
+    assert (await store.claim("dev", "execute_tool", "inv-4", "h2")).attempt == 2
+
+
+async def test_a_waiting_retry_stops_waiting_when_the_id_is_released(store: RedisIdempotency) -> None:
+    await store.claim("dev", "execute_tool", "inv-5", "h")
+    waiting = asyncio.create_task(store.wait_done("dev", "execute_tool", "inv-5", timeout=30))
+    await store.release("dev", "execute_tool", "inv-5")
+    assert await waiting is None
+
+
+async def test_only_a_running_claim_is_released(store: RedisIdempotency) -> None:
+    await store.claim("dev", "execute_tool", "inv-6", "h")
+    await store.complete("dev", "execute_tool", "inv-6", "h", {"data": {"ok": 1}})
+    await store.release("dev", "execute_tool", "inv-6")
+    assert (await store.claim("dev", "execute_tool", "inv-6", "h")).state == "done"

@@ -103,17 +103,19 @@ class UnusedIdempotency:
 
 class DictIdempotency:
     """Invocation-id records in a dict, as the Idempotency port keeps them (no expiry, no waiting:
-    a running record is reported as it is)."""
+    a running record is reported as it is; a released one is taken as the next attempt)."""
 
     def __init__(self) -> None:
         self.records: dict[tuple[str, str, str], Claim] = {}
 
     async def claim(self, account: str, tool: str, invocation_id: str, input_hash: str) -> Claim:
         key = (account, tool, invocation_id)
-        if key not in self.records:
-            self.records[key] = Claim("running", input_hash)
-            return Claim("fresh", input_hash)
-        return self.records[key]
+        held = self.records.get(key)
+        if held is None or held.state == "retryable":
+            attempt = 0 if held is None else held.attempt + 1
+            self.records[key] = Claim("running", input_hash, attempt=attempt)
+            return Claim("fresh", input_hash, attempt=attempt)
+        return held
 
     async def wait_done(self, account: str, tool: str, invocation_id: str, timeout: float) -> Claim | None:
         claim = self.records.get((account, tool, invocation_id))
@@ -126,7 +128,8 @@ class DictIdempotency:
         self.records[(account, tool, invocation_id)] = Claim("failed", input_hash, error=error)
 
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
-        self.records.pop((account, tool, invocation_id), None)
+        held = self.records[(account, tool, invocation_id)]
+        self.records[(account, tool, invocation_id)] = Claim("retryable", held.input_hash, attempt=held.attempt)
 
 
 class FakeTraceCore:

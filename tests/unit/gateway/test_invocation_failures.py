@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 
 from bkn_common.errors import ApiError, ErrorCode
+from gateway.domain.context import CallContext, correlation, validate_invocation_id
 from gateway.service_layer.catalogue import build_registry
 from gateway.service_layer.pipeline import _may_have_acted, call_tool
 from gateway.settings import GatewaySettings
-from tests.unit.gateway.fakes import DictIdempotency, FakeServices, context, deps
+from tests.unit.gateway.fakes import DictIdempotency, FakeServices, FakeTraceCore, context, deps
 
 REGISTRY = build_registry(GatewaySettings())
 
@@ -75,4 +76,84 @@ async def test_a_retry_after_a_failure_that_may_have_acted_gets_the_same_refusal
 async def test_a_retry_after_a_refusal_before_anything_ran_runs_the_call() -> None:
     fake, records, again = await execute_twice(unavailable("tool-executor", reached=False))
     assert again.code == ErrorCode.DEPENDENCY_UNAVAILABLE and not again.details.get("replayed")
-    assert len(fake.tool_executor.calls) == 2 and records.records == {}
+    assert len(fake.tool_executor.calls) == 2
+    [record] = records.records.values()
+    assert (record.state, record.attempt) == ("retryable", 1)
+
+
+class OperationLog(FakeTraceCore):
+    """Operations keyed as trace-recorder keys them (interaction, correlation, tool): a second
+    begin of a final operation replays it, whatever its receipt status."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.operations: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.correlations: list[str] = []
+
+    async def begin_operation(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
+        key = (body["interaction_id"], body["correlation"], body["tool_name"])
+        self.correlations.append(body["correlation"])
+        n = list(self.operations).index(key) if key in self.operations else len(self.operations)
+        ids = {"operation_id": f"op_{n}", "receipt_id": f"rcpt_{n}"}
+        if key in self.operations:
+            done = self.operations[key]
+            return {**ids, "status": "replay", "receipt_status": done["receipt_status"],
+                    "stored_result": done["result"]}
+        self.operations[key] = {"receipt_status": "pending", "result": None}
+        return {**ids, "status": "new"}
+
+    def complete_in_background(self, ctx: CallContext, interaction_id: str, body: dict[str, Any]) -> None:
+        n = int(body["operation_id"].removeprefix("op_"))
+        self.operations[list(self.operations)[n]] = {"receipt_status": body["receipt_status"],
+                                                     "result": body["result"]}
+
+
+async def test_a_managed_retry_after_a_refusal_before_anything_ran_is_a_new_operation_and_runs() -> None:
+    """The refused first try is a final, failed operation: a retry with the invocation id that
+    replayed it answered 200 with the refusal as its body, a success no receipt backs."""
+    fake, trace = FakeServices(), OperationLog()
+    fake.grant("execute")
+    fake.tool_executor.on("POST", EXECUTE, failing(unavailable("tool-executor", reached=False)))
+    wired = deps(fake, idempotency=DictIdempotency(), trace=trace)
+
+    def managed() -> CallContext:
+        ctx = context()
+        ctx.invocation_id = "inv-1"
+        return ctx
+    payload = {**FX, "bkn_context": {"conversation_id": "conv", "interaction_id": "int"}}
+    with pytest.raises(ApiError):
+        await call_tool(wired, managed(), "execute_tool", dict(payload))
+    fake.tool_executor.on("POST", EXECUTE, {"outcome": "succeeded", "body": {"ok": True}, "receipt_id": "x"})
+    outcome = await call_tool(wired, managed(), "execute_tool", dict(payload))
+    assert outcome.data["body"] == {"ok": True} and len(fake.tool_executor.calls) == 2
+    assert outcome.receipt is not None and outcome.receipt["operation_id"] == "op_1"
+    assert trace.correlations[0] == "inv-1" and trace.correlations[1].startswith("attempt 1 ")
+
+
+async def test_a_replayed_failed_operation_is_its_refusal_again_never_a_200() -> None:
+    """E.g. Redis lost the invocation record: trace-recorder still has the failed operation."""
+    trace = OperationLog()
+    trace.operations[("int", "inv-1", "execute_tool")] = {"receipt_status": "failed", "result": {
+        "error": "upstream_timeout", "status": 504, "params": {"timeout": "5"}}}
+    fake = FakeServices()
+    fake.grant("execute")
+    ctx = context()
+    ctx.invocation_id = "inv-1"
+    payload = {**FX, "bkn_context": {"conversation_id": "conv", "interaction_id": "int"}}
+    with pytest.raises(ApiError) as refused:
+        await call_tool(deps(fake, idempotency=DictIdempotency(), trace=trace), ctx, "execute_tool", payload)
+    assert (refused.value.code, refused.value.status, refused.value.params) == (
+        "upstream_timeout", 504, {"timeout": "5"})
+    assert refused.value.details == {"operation_id": "op_0", "receipt_id": "rcpt_0", "replayed": True}
+    assert fake.tool_executor.calls == []
+
+
+def test_the_correlation_of_a_retry_after_a_refusal_is_no_invocation_id() -> None:
+    ctx = context()
+    assert correlation(ctx) == "req-1"
+    ctx.invocation_id = "inv-1"
+    assert correlation(ctx) == "inv-1"
+    ctx.invocation_attempt = 2
+    assert correlation(ctx).startswith("attempt 2 ") and len(correlation(ctx)) <= 256
+    with pytest.raises(ApiError):
+        validate_invocation_id(correlation(ctx))  # no caller's id can take an attempt's name

@@ -13,7 +13,36 @@ from gateway.service_layer.ports import FINAL_STATES, Claim
 
 
 def _claim(stored: dict[str, Any]) -> Claim:
-    return Claim(stored["state"], stored["input_hash"], stored.get("result"), stored.get("error"))
+    return Claim(stored["state"], stored["input_hash"], stored.get("result"), stored.get("error"),
+                 stored.get("attempt", 0))
+
+
+# KEYS[1] the record, ARGV[1] input hash, ARGV[2] ttl: a new or released ("retryable") record
+# becomes running for this call and the answer is {"state": "fresh", "attempt": n}; anything
+# else is returned as it is stored.
+_CLAIM = """
+local raw = redis.call('GET', KEYS[1])
+local attempt = 0
+if raw then
+  local stored = cjson.decode(raw)
+  if stored['state'] ~= 'retryable' then return raw end
+  attempt = (tonumber(stored['attempt']) or 0) + 1
+end
+redis.call('SET', KEYS[1], cjson.encode({state = 'running', input_hash = ARGV[1], attempt = attempt}),
+           'EX', tonumber(ARGV[2]))
+return cjson.encode({state = 'fresh', input_hash = ARGV[1], attempt = attempt})
+"""
+
+# KEYS[1] the record: a running record becomes retryable (its attempt count kept).
+_RELEASE = """
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+local stored = cjson.decode(raw)
+if stored['state'] ~= 'running' then return 0 end
+stored['state'] = 'retryable'
+redis.call('SET', KEYS[1], cjson.encode(stored), 'KEEPTTL')
+return 1
+"""
 
 
 class RedisIdempotency:
@@ -21,19 +50,15 @@ class RedisIdempotency:
         self._redis = redis
         self._prefix = prefix
         self._ttl = ttl_seconds
+        self._claim = redis.register_script(_CLAIM)
+        self._release = redis.register_script(_RELEASE)
 
     def _key(self, account: str, tool: str, invocation_id: str) -> str:
         return f"{self._prefix}idem:{account}:{tool}:{invocation_id}"
 
     async def claim(self, account: str, tool: str, invocation_id: str, input_hash: str) -> Claim:
         """Reserve the id for this input, or report what an earlier call with it did."""
-        key = self._key(account, tool, invocation_id)
-        record = json.dumps({"state": "running", "input_hash": input_hash})
-        if await self._redis.set(key, record, nx=True, ex=self._ttl):
-            return Claim("fresh", input_hash)
-        raw = await self._redis.get(key)
-        if raw is None:  # expired between the two calls: try once more
-            return await self.claim(account, tool, invocation_id, input_hash)
+        raw = await self._claim(keys=[self._key(account, tool, invocation_id)], args=[input_hash, self._ttl])
         return _claim(json.loads(raw))
 
     async def wait_done(
@@ -48,6 +73,8 @@ class RedisIdempotency:
             if raw is None:
                 return None
             stored = json.loads(raw)
+            if stored["state"] == "retryable":  # refused before anything ran: nothing to wait for
+                return None
             if stored["state"] in FINAL_STATES:
                 return _claim(stored)
             await asyncio.sleep(0.05)
@@ -70,5 +97,6 @@ class RedisIdempotency:
         await self._redis.set(self._key(account, tool, invocation_id), json.dumps(record), ex=self._ttl)
 
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
-        """Forget a claim whose call was refused before anything ran (the id may be reused)."""
-        await self._redis.delete(self._key(account, tool, invocation_id))
+        """Free a claim whose call was refused before anything ran: the next claim of the id is
+        a fresh attempt (one further)."""
+        await self._release(keys=[self._key(account, tool, invocation_id)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -31,6 +32,7 @@ class CallContext:
     request_id: str
     transport: Literal["rest", "mcp"]
     invocation_id: str | None = None
+    invocation_attempt: int = 0  # earlier calls with the id that were refused before anything ran
     host_conversation_key: str | None = None
     traceparent: str | None = None
     forwarded_host: str | None = None
@@ -40,6 +42,19 @@ class CallContext:
     receipt_id: str | None = None
     response_format: ResponseFormat | None = None
     response_headers: dict[str, str] = field(default_factory=dict)
+
+
+def correlation(ctx: CallContext) -> str:
+    """What trace-recorder keys the call's operation by (with the interaction and the tool): the
+    invocation id, so a retry finds the operation of its first try; a retry after a refusal
+    before anything ran is a new operation (the refused one is final), named with a space,
+    which no invocation id holds."""
+    if ctx.invocation_id is None:
+        return ctx.request_id
+    if ctx.invocation_attempt == 0:
+        return ctx.invocation_id
+    digest = hashlib.sha256(ctx.invocation_id.encode()).hexdigest()
+    return f"attempt {ctx.invocation_attempt} {digest}"
 
 
 def parse_bkn_context(raw: Any) -> BknContext | None:

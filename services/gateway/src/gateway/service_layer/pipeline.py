@@ -27,7 +27,7 @@ from bkn_common.span_scope import (
     OPERATION_ATTRIBUTE,
     provenance_baggage,
 )
-from gateway.domain.context import CallContext, parse_bkn_context, parse_response_format
+from gateway.domain.context import CallContext, correlation, parse_bkn_context, parse_response_format
 from gateway.domain.errors import GatewayCode
 from gateway.domain.trace_messages import UNRECORDED_MARKER, conversation_required
 from gateway.service_layer.deps import Deps
@@ -156,15 +156,14 @@ async def _once_per_invocation(
                        details={"invocation_id": invocation, "replayed": True})
     if claim.state == "done":
         return ToolOutcome(**claim.result)
+    ctx.invocation_attempt = claim.attempt
     try:
         outcome = await _with_provenance(deps, ctx, definition, args, digest)
     except ApiError as exc:
         if exc.status < 500 or not _may_have_acted(definition, exc):
             await deps.idempotency.release(account, tool, invocation)
         else:  # the upstream may have acted: remember the failure, do not run again
-            await deps.idempotency.fail(account, tool, invocation, digest, {
-                "code": exc.code, "status": exc.status,
-                "params": {k: str(v) for k, v in exc.params.items()}})
+            await deps.idempotency.fail(account, tool, invocation, digest, _refusal(exc))
         raise
     await deps.idempotency.complete(account, tool, invocation, digest, outcome.__dict__)
     return outcome
@@ -197,7 +196,7 @@ async def _managed(
             "interaction_id": ctx.bkn.interaction_id,
             "tool_name": definition.name,
             "input_hash": digest,
-            "correlation": ctx.invocation_id or ctx.request_id,
+            "correlation": correlation(ctx),
         })
     except ApiError as exc:
         if exc.code not in (ErrorCode.DEPENDENCY_UNAVAILABLE, GatewayCode.TRACE_CORE_UNAVAILABLE):
@@ -210,6 +209,8 @@ async def _managed(
         return ToolOutcome(await definition.handler(deps, ctx, args))
     receipt_base = {"operation_id": begin["operation_id"], "receipt_id": begin["receipt_id"]}
     if begin["status"] == "replay":
+        if begin["receipt_status"] == "failed":  # never a 200 for a call that failed
+            raise _replayed_failure(begin, receipt_base)
         receipt = {**receipt_base, "receipt_status": begin["receipt_status"],
                    "evidence_durability": begin.get("evidence_durability", "durable"), "replayed": True}
         return ToolOutcome(begin.get("stored_result") or {}, receipt=receipt)
@@ -219,7 +220,8 @@ async def _managed(
                                 interaction=ctx.bkn.interaction_id, operation=ctx.operation_id):
             data = await definition.handler(deps, ctx, args)
     except ApiError as exc:
-        _complete_later(deps, ctx, begin, "failed", {"error": exc.code}, [])
+        refusal = _refusal(exc)
+        _complete_later(deps, ctx, begin, "failed", {"error": refusal.pop("code"), **refusal}, [])
         raise
     evidence = definition.evidence(args, data) if definition.evidence else {}
     execution_receipt = data.get("receipt_id") if definition.kind == "execution" else None
@@ -227,6 +229,22 @@ async def _managed(
         deps, ctx, begin, "completed", data, [evidence] if evidence else [], execution_receipt
     )
     return ToolOutcome(data, receipt=receipt)
+
+
+def _refusal(exc: ApiError) -> dict[str, Any]:
+    """A refusal as the invocation record and the failed operation keep it."""
+    return {"code": exc.code, "status": exc.status, "params": {k: str(v) for k, v in exc.params.items()}}
+
+
+def _replayed_failure(begin: dict[str, Any], receipt_base: dict[str, Any]) -> ApiError:
+    """The refusal a failed operation ended with, again (its stored code and status; 502 for a
+    record without one): e.g. a retry whose invocation record Redis lost."""
+    stored = begin.get("stored_result") or {}
+    code, status, params = stored.get("error"), stored.get("status"), stored.get("params")
+    return ApiError(code if isinstance(code, str) else ErrorCode.INTERNAL,
+                    status if isinstance(status, int) else 502,
+                    params=params if isinstance(params, dict) else None,
+                    details={**receipt_base, "replayed": True})
 
 
 def _complete_later(

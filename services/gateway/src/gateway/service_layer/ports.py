@@ -63,14 +63,16 @@ class EventPublisher(Protocol):
 
 @dataclass(frozen=True)
 class Claim:
-    """``fresh``: the caller runs the call; ``running``: another call holds the id; ``done``:
-    ``result`` holds the original outcome; ``failed``: the original call failed after it may
-    have acted, ``error`` holds its refusal (``code``, ``status``, ``params``)."""
+    """``fresh``: the caller runs the call (``attempt``: how many earlier calls with the id were
+    refused before anything ran); ``running``: another call holds the id; ``done``: ``result``
+    holds the original outcome; ``failed``: the original call failed after it may have acted,
+    ``error`` holds its refusal (``code``, ``status``, ``params``)."""
 
     state: str
     input_hash: str
     result: Any = None
     error: Any = None
+    attempt: int = 0
 
 
 FINAL_STATES = ("done", "failed")
@@ -100,7 +102,8 @@ class Idempotency(Protocol):
         ...
 
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
-        """Forget a claim whose call was refused before anything ran (the id may be reused)."""
+        """Free a claim whose call was refused before anything ran: the next claim of the id is
+        ``fresh`` again, one ``attempt`` further."""
         ...
 
 
