@@ -29,6 +29,7 @@ import asyncio
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -55,13 +56,17 @@ API = "/api/agent-retrieval/v1/kn"
 FX = {"kn_id": "supply_chain", "toolbox_id": "box_finance", "tool_id": "tool_fx_convert",
       "arguments": {"amount": 10, "from": "USD", "to": "CNY"}}
 INVOCATION = "x-openbkn-client-invocation-id"
-SERVICES = ("gateway", "capability-index", "tool-executor", "trace-recorder", "ontology-query")
+SERVICES = ("gateway", "capability-index", "tool-executor", "trace-recorder", "ontology-query",
+            "knowledge-base")
 LOAD_SECONDS = 4.0  # load before and after each fault
 OUTAGE_SECONDS = 8.0  # how long a stopped broker / Redis / slow upstream stays so
 TRACE_OUTAGE_SECONDS = 20.0
 SLOW_SECONDS = 7.0  # past the finance toolbox's 5 s timeout
 RECOVERY_LIMIT = 180.0
 CALL_TIMEOUT = 20.0
+# a retry whose first try's gateway died mid-call finds the id's record still running and waits
+# for it (the gateway's IDEMPOTENT_WAIT_SECONDS, 60) before it answers 409 receipt_pending
+RETRY_TIMEOUT = 75.0
 RECOVERY_GRACE = 3.0  # TOOL_EXECUTOR_RECEIPT_RECOVERY_GRACE_SECONDS of this run (default 30)
 
 KNOWN_LIMITS: dict[str, dict[str, str]] = {
@@ -116,7 +121,10 @@ class PrivateInfra:
 @dataclass
 class Call:
     invocation: str
-    status: int | None = None  # None: no answer
+    sent: float = 0.0  # monotonic, when the first try was sent
+    first_status: int | None = None  # the first try's answer (None: none)
+    status: int | None = None  # the final answer, after the retry (None: none)
+    code: str | None = None  # the envelope's code of an error answer
     documented: bool = False
     receipt: str | None = None
     retried: bool = False
@@ -129,7 +137,7 @@ class Load:
         self.layout, self.key = layout, key
         self.calls: list[Call] = []
         self.searches: Counter[str] = Counter()
-        self.last_success = 0.0
+        self.last_success_sent = 0.0  # when the latest call answered 200 was sent
         self._context: dict[str, str] | None = None
         self._in_context = 0
         self._stop = threading.Event()
@@ -137,8 +145,8 @@ class Load:
         self._ids = itertools.count()
         self.tag = "warmup"
 
-    def _client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.layout.gateway_url, timeout=CALL_TIMEOUT,
+    def _client(self, timeout: float = CALL_TIMEOUT) -> httpx.Client:
+        return httpx.Client(base_url=self.layout.gateway_url, timeout=timeout,
                             headers={"Authorization": f"Bearer {self.key}", "Accept-Language": "en-US"})
 
     def _new_context(self, client: httpx.Client) -> dict[str, str] | None:
@@ -156,6 +164,7 @@ class Load:
             self._context = self._new_context(client)
         body = {**FX, **({"bkn_context": self._context} if self._context else {})}
         self._in_context += 1
+        sent = time.monotonic()
         try:
             response = client.post(f"{API}/execute_tool", json=body, headers={INVOCATION: call.invocation})
         except httpx.HTTPError:
@@ -164,12 +173,13 @@ class Load:
         call.status = response.status_code
         call.receipt = response.headers.get("bkn-receipt-id")
         if response.status_code == 200:
-            self.last_success = time.monotonic()
+            self.last_success_sent = max(self.last_success_sent, sent)
             return
         with suppress(ValueError):
             envelope = response.json()
             call.documented = isinstance(envelope, dict) and isinstance(envelope.get("code"), str) \
                 and isinstance(envelope.get("message"), str)
+            call.code = envelope.get("code") if call.documented else None
             if envelope.get("code") in ("conversation_required", "interaction_not_found",
                                         "interaction_finished", "operation_limit"):
                 self._context = None
@@ -177,9 +187,10 @@ class Load:
     def _executions(self) -> None:
         with self._client() as client:
             while not self._stop.is_set():
-                call = Call(f"faults-{self.tag}-{next(self._ids)}-{uuid.uuid4().hex[:6]}")
+                call = Call(f"faults-{self.tag}-{next(self._ids)}-{uuid.uuid4().hex[:6]}", time.monotonic())
                 self.calls.append(call)
                 self.execute(client, call)
+                call.first_status = call.status
                 self._stop.wait(0.1)
 
     def _searches(self) -> None:
@@ -206,20 +217,39 @@ class Load:
 
     def retry_unfinished(self) -> None:
         """Once more, with the same invocation id, each call without a final answer (none, a 5xx,
-        or 409 while its first run is pending): what a careful client does after an outage."""
-        with self._client() as client:
-            for call in self.calls:
-                if call.status is None or call.status >= 500 or call.status == 409:
+        or 409 while its first run is pending): what a careful client does after an outage. The
+        retries run side by side (one waits up to a minute for a dead gateway's running record)."""
+        unfinished = [c for c in self.calls if c.status is None or c.status >= 500 or c.status == 409]
+
+        def retry(batch: list[Call]) -> None:
+            with self._client(RETRY_TIMEOUT) as client:
+                for call in batch:
                     call.retried = True
                     self.execute(client, call)
+        threads = [threading.Thread(target=retry, args=(unfinished[i::8],)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
 
 
-def wait_until_executing(load: Load, since: float) -> float:
-    """Seconds from ``since`` until an execution succeeded after it."""
+def wait_until_executing(load: Load, repaired: float) -> None:
+    """Until a call sent after the repair was answered 200 (bounded by RECOVERY_LIMIT)."""
     deadline = time.monotonic() + RECOVERY_LIMIT
-    while load.last_success <= since and time.monotonic() < deadline:
+    while load.last_success_sent < repaired and time.monotonic() < deadline:
         time.sleep(0.2)
-    return round(max(load.last_success - since, 0.0), 1) if load.last_success > since else float("nan")
+    if load.last_success_sent < repaired:
+        raise RuntimeError(f"no execution succeeded within {RECOVERY_LIMIT:.0f} s of the repair")
+
+
+def recovery_seconds(calls: list[Call], began: float) -> float:
+    """What a caller saw: from the fault until the first call sent after the last one whose first
+    try failed (no answer or not 200) was sent; 0 when no call failed."""
+    failed = [c.sent for c in calls if c.sent >= began and c.first_status != 200]
+    if not failed:
+        return 0.0
+    after = [c.sent for c in calls if c.sent > max(failed) and c.first_status == 200]
+    return round(min(after) - began, 1) if after else float("nan")
 
 
 def finance_ledger(layout: devmesh.MeshLayout) -> dict[str, Any]:
@@ -314,7 +344,7 @@ def measure(name: str, load: Load, inject: Callable[[], None], layout: devmesh.M
     time.sleep(LOAD_SECONDS)
     began = time.monotonic()
     inject()
-    recovered = wait_until_executing(load, began)
+    wait_until_executing(load, time.monotonic())
     time.sleep(LOAD_SECONDS)
     load.stop()
     time.sleep(RECOVERY_GRACE + 6)  # overdue journal entries are swept and published
@@ -329,6 +359,10 @@ def measure(name: str, load: Load, inject: Callable[[], None], layout: devmesh.M
     unreceipted_2xx = sum(1 for c in load.calls if c.status == 200
                           and not any(receipts.get(r) for r in executions.get(c.invocation, {}).get("receipts", [])))
     lost = sum(1 for c in load.calls if c.status is None and not executions.get(c.invocation))
+    unanswered_executed = sum(1 for c in load.calls if c.status is None and executions.get(c.invocation))
+    suspects = [c for c in load.calls if (c.status == 200 and not any(
+        receipts.get(r) for r in executions.get(c.invocation, {}).get("receipts", [])))
+        or executions.get(c.invocation, {}).get("count", 0) > 1]
     seen.update(executions)
     return {
         "fault": name,
@@ -337,15 +371,25 @@ def measure(name: str, load: Load, inject: Callable[[], None], layout: devmesh.M
         "answered_documented_error": sum(1 for c in load.calls if c.status not in (None, 200) and c.documented),
         "answered_other": sum(1 for c in load.calls if c.status not in (None, 200) and not c.documented),
         "lost": lost,
+        "no_answer_executed": unanswered_executed,
         "retried": sum(1 for c in load.calls if c.retried),
         "upstream_executions": sum(e["count"] for e in executions.values()),
         "receipts_on_kafka": sum(receipts.get(r, 0) for r in set(executed_receipts)),
         "duplicate_executions": duplicates,
         "executions_without_one_receipt": missing,
         "2xx_without_receipt": unreceipted_2xx,
+        "recover_seconds": recovery_seconds(load.calls, began),
         "searches": dict(load.searches),
-        "recover_seconds": recovered,
+        "error_codes": dict(Counter(c.code for c in load.calls if c.code)),
+        "suspect_calls": [{"invocation": c.invocation, "first_status": c.first_status, "status": c.status,
+                           "code": c.code, "receipt": c.receipt,
+                           "executions": executions.get(c.invocation)} for c in suspects[:20]],
     }
+
+
+def table_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The row's counts (the JSON row also has searches, error codes and suspect calls)."""
+    return {k: v for k, v in row.items() if k not in ("searches", "error_codes", "suspect_calls")}
 
 
 def check(row: dict[str, Any]) -> list[str]:
@@ -363,8 +407,22 @@ def check(row: dict[str, Any]) -> list[str]:
     return broken
 
 
+def fresh_run_folder() -> None:
+    """A run starts from nothing: the previous run's broker data (other topic prefixes, whose
+    partitions a restarting broker would load), checkpoints and trace store are removed."""
+    if RUN.exists():  # a run that was itself killed may have left its processes up
+        layout = devmesh.MeshLayout(run_dir=RUN / "mesh")
+        devmesh.stop_processes(layout, [p.name for p in layout.services()])
+        leftover = PrivateInfra(0, 0, 0)  # stop finds them by their pid files
+        for stop in (leftover.redis_script, leftover.kafka_script):
+            with suppress(subprocess.CalledProcessError):
+                stop("stop")
+        shutil.rmtree(RUN)
+    RUN.mkdir(parents=True)
+
+
 def main(selected: list[str] | None = None) -> int:
-    RUN.mkdir(parents=True, exist_ok=True)
+    fresh_run_folder()
     base_port = devmesh.free_port_block()
     infra = PrivateInfra.in_block(base_port)
     infra.kafka_script("start")
@@ -394,14 +452,14 @@ def main(selected: list[str] | None = None) -> int:
                 break
             rows.append(row)
             broken += check(row)
-            print_table(name, [{k: v for k, v in row.items() if k != "searches"}])
+            print_table(name, [table_row(row)])
     finally:
         devmesh.down(layout, with_infra=False)
         with suppress(subprocess.CalledProcessError):
             infra.redis_script("stop")
         with suppress(subprocess.CalledProcessError):
             infra.kafka_script("stop")
-    print_table("faults", [{k: v for k, v in r.items() if k != "searches"} for r in rows])
+    print_table("faults", [table_row(r) for r in rows])
     write_result("faults", {"rows": rows, "known_limits": KNOWN_LIMITS, "broken": broken})
     for line in broken:
         print(f"INVARIANT BROKEN: {line}")
