@@ -9,7 +9,6 @@ receipt_recovery.py). Without the journal nothing is dispatched.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
@@ -21,7 +20,6 @@ from typing import Any
 from opentelemetry import trace
 
 from bkn_common import events as ev
-from bkn_common.background import BackgroundTasks
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import DEFAULT_LANGUAGE, Language
 from tool_executor.domain.arguments import arguments_hash, split_transport_fields
@@ -37,6 +35,7 @@ from tool_executor.service_layer.ports import (
     UpstreamUnreachable,
 )
 from tool_executor.service_layer.projection import FactoryState
+from tool_executor.service_layer.receipt_publication import ReceiptPublication
 from tool_executor.service_layer.sandbox import Sandbox, function_outcome
 
 log = logging.getLogger(__name__)
@@ -107,7 +106,7 @@ class ToolExecutor:
         self._sandbox = sandbox
         self._limits = sandbox_limits  # the tool's own cpu / memory / wall / network replace these
         self._grace = recovery_grace_seconds
-        self._closing = BackgroundTasks()
+        self._publication = ReceiptPublication(journal, receipts)
 
     async def execute(self, cmd: ExecuteCommand) -> ExecutionOutcome:
         self.state.require_network_permission(cmd.kn_id, cmd.caller, "execute")
@@ -159,25 +158,15 @@ class ToolExecutor:
                            params={"dependency": "redis (receipt journal)"}) from exc
 
     async def _record(self, receipt: ev.ExecutionReceiptRecorded) -> None:
-        """Publish the final receipt (acks=all); then close its journal entry off the path. If
-        Kafka refuses it, the entry keeps the final receipt for recovery to publish."""
-        try:
-            await self._receipts.publish(receipt)
-        except Exception:
-            with contextlib.suppress(Exception):
-                await self._journal.settle(receipt)
-            raise
-        self._closing.spawn(self._close(receipt.receipt_id))
+        """The final receipt on Kafka, its journal entry closed (receipt_publication.py)."""
+        await self._publication.record(receipt)
 
     async def _close(self, receipt_id: str) -> None:
-        try:
-            await self._journal.close(receipt_id)
-        except Exception as exc:  # recovery will publish it again; the known outcome wins
-            log.warning("closing journal entry %s failed: %s", receipt_id, exc)
+        await self._publication.close(receipt_id)
 
     async def drain(self) -> None:
         """Wait for journal entries being closed (at shutdown)."""
-        await self._closing.drain(timeout=5)
+        await self._publication.drain()
 
     def _time_limit(self, ref: ev.CapabilityRef) -> float:
         """An upper bound of how long a dispatch of ``ref`` may take (its own timeouts)."""
