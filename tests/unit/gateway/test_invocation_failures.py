@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import pytest
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from bkn_common.errors import ApiError, ErrorCode
+from gateway.adapters.idempotency import RedisIdempotency
 from gateway.domain.context import CallContext, correlation, validate_invocation_id
 from gateway.service_layer.catalogue import build_registry
 from gateway.service_layer.pipeline import _may_have_acted, call_tool
@@ -157,3 +162,18 @@ def test_the_correlation_of_a_retry_after_a_refusal_is_no_invocation_id() -> Non
     assert correlation(ctx).startswith("attempt 2 ") and len(correlation(ctx)) <= 256
     with pytest.raises(ApiError):
         validate_invocation_id(correlation(ctx))  # no caller's id can take an attempt's name
+
+
+async def test_without_redis_a_claim_is_a_503_before_anything_ran_and_a_late_record_is_not_an_error() -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    redis = Redis(host="127.0.0.1", port=port, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
+    records = RedisIdempotency(redis, "t:", ttl_seconds=60)
+    with pytest.raises(ApiError) as refused:
+        await records.claim("alice", "execute_tool", "inv-1", "h")
+    assert (refused.value.code, refused.value.status) == (ErrorCode.DEPENDENCY_UNAVAILABLE, 503)
+    assert not _may_have_acted(REGISTRY.get("execute_tool"), refused.value)  # type: ignore[arg-type]
+    await records.complete("alice", "execute_tool", "inv-1", "h", {"data": {}})  # logged, not raised
+    await records.release("alice", "execute_tool", "inv-1")
+    await redis.aclose()

@@ -1,15 +1,37 @@
 """Invocation-id records in Redis (the ``Idempotency`` port): one execution per (account, tool,
-invocation id)."""
+invocation id).
+
+Redis away: a claim (or a wait) is 503 ``dependency_unavailable`` before anything ran; a record
+that cannot be written after the call (complete, fail, release) is logged and the caller still
+gets the call's own answer; the record then stays ``running`` until its TTL, so a retry with
+the id waits and answers 409 ``receipt_pending`` (its receipt is on Kafka), never runs again.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
+from bkn_common.errors import ApiError, ErrorCode
 from gateway.service_layer.ports import FINAL_STATES, Claim
+
+log = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def _refused_without_redis() -> AsyncIterator[None]:
+    try:
+        yield
+    except RedisError as exc:
+        raise ApiError(ErrorCode.DEPENDENCY_UNAVAILABLE, 503, params={"dependency": "redis"},
+                       details={"dependency": "redis", "error": type(exc).__name__}) from exc
 
 
 def _claim(stored: dict[str, Any]) -> Claim:
@@ -58,7 +80,8 @@ class RedisIdempotency:
 
     async def claim(self, account: str, tool: str, invocation_id: str, input_hash: str) -> Claim:
         """Reserve the id for this input, or report what an earlier call with it did."""
-        raw = await self._claim(keys=[self._key(account, tool, invocation_id)], args=[input_hash, self._ttl])
+        async with _refused_without_redis():
+            raw = await self._claim(keys=[self._key(account, tool, invocation_id)], args=[input_hash, self._ttl])
         return _claim(json.loads(raw))
 
     async def wait_done(
@@ -69,7 +92,8 @@ class RedisIdempotency:
         key = self._key(account, tool, invocation_id)
         deadline = asyncio.get_running_loop().time() + timeout
         while asyncio.get_running_loop().time() < deadline:
-            raw = await self._redis.get(key)
+            async with _refused_without_redis():
+                raw = await self._redis.get(key)
             if raw is None:
                 return None
             stored = json.loads(raw)
@@ -94,9 +118,15 @@ class RedisIdempotency:
                           {"state": "failed", "input_hash": input_hash, "error": error})
 
     async def _store(self, account: str, tool: str, invocation_id: str, record: dict[str, Any]) -> None:
-        await self._redis.set(self._key(account, tool, invocation_id), json.dumps(record), ex=self._ttl)
+        try:
+            await self._redis.set(self._key(account, tool, invocation_id), json.dumps(record), ex=self._ttl)
+        except RedisError as exc:
+            log.warning("invocation record %s %s: %s not stored: %s", tool, invocation_id, record["state"], exc)
 
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
         """Free a claim whose call was refused before anything ran: the next claim of the id is
         a fresh attempt (one further)."""
-        await self._release(keys=[self._key(account, tool, invocation_id)])
+        try:
+            await self._release(keys=[self._key(account, tool, invocation_id)])
+        except RedisError as exc:
+            log.warning("invocation record %s %s: not released: %s", tool, invocation_id, exc)
