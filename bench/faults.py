@@ -66,7 +66,7 @@ RECOVERY_LIMIT = 180.0
 CALL_TIMEOUT = 20.0
 # a retry whose first try's gateway died mid-call finds the id's record still running and waits
 # for it (the gateway's IDEMPOTENT_WAIT_SECONDS, 60) before it answers 409 receipt_pending
-RETRY_TIMEOUT = 75.0
+RETRY_TIMEOUT = 90.0
 RECOVERY_GRACE = 3.0  # TOOL_EXECUTOR_RECEIPT_RECOVERY_GRACE_SECONDS of this run (default 30)
 
 KNOWN_LIMITS: dict[str, dict[str, str]] = {
@@ -164,6 +164,7 @@ class Load:
             self._context = self._new_context(client)
         body = {**FX, **({"bkn_context": self._context} if self._context else {})}
         self._in_context += 1
+        call.code, call.documented = None, False
         sent = time.monotonic()
         try:
             response = client.post(f"{API}/execute_tool", json=body, headers={INVOCATION: call.invocation})
@@ -226,7 +227,7 @@ class Load:
                 for call in batch:
                     call.retried = True
                     self.execute(client, call)
-        threads = [threading.Thread(target=retry, args=(unfinished[i::8],)) for i in range(8)]
+        threads = [threading.Thread(target=retry, args=(unfinished[i::16],)) for i in range(16)]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -362,7 +363,9 @@ def measure(name: str, load: Load, inject: Callable[[], None], layout: devmesh.M
     unanswered_executed = sum(1 for c in load.calls if c.status is None and executions.get(c.invocation))
     suspects = [c for c in load.calls if (c.status == 200 and not any(
         receipts.get(r) for r in executions.get(c.invocation, {}).get("receipts", [])))
-        or executions.get(c.invocation, {}).get("count", 0) > 1]
+        or executions.get(c.invocation, {}).get("count", 0) > 1
+        or (c.status is None and not executions.get(c.invocation))
+        or any(receipts.get(r, 0) != 1 for r in executions.get(c.invocation, {}).get("receipts", []))]
     seen.update(executions)
     return {
         "fault": name,
@@ -380,16 +383,17 @@ def measure(name: str, load: Load, inject: Callable[[], None], layout: devmesh.M
         "2xx_without_receipt": unreceipted_2xx,
         "recover_seconds": recovery_seconds(load.calls, began),
         "searches": dict(load.searches),
-        "error_codes": dict(Counter(c.code for c in load.calls if c.code)),
+        "error_codes": dict(Counter(c.code for c in load.calls if c.code)),  # the final answers
+        "first_try_statuses": dict(Counter(str(c.first_status) for c in load.calls)),
         "suspect_calls": [{"invocation": c.invocation, "first_status": c.first_status, "status": c.status,
-                           "code": c.code, "receipt": c.receipt,
+                           "code": c.code, "receipt": c.receipt, "sent_s": round(c.sent - began, 1),
                            "executions": executions.get(c.invocation)} for c in suspects[:20]],
     }
 
 
 def table_row(row: dict[str, Any]) -> dict[str, Any]:
     """The row's counts (the JSON row also has searches, error codes and suspect calls)."""
-    return {k: v for k, v in row.items() if k not in ("searches", "error_codes", "suspect_calls")}
+    return {k: v for k, v in row.items() if k not in ("searches", "error_codes", "first_try_statuses", "suspect_calls")}
 
 
 def check(row: dict[str, Any]) -> list[str]:
