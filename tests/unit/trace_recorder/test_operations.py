@@ -330,3 +330,14 @@ async def test_the_store_filling_up_during_the_claim(rig, recording) -> None:
     key = operation_key(started["interaction_id"], "call-1", "query_object_instance")
     assert await recording.get(f"op:{key}") is None
     assert await recording.get(f"opcount:{started['interaction_id']}") == "0"
+
+
+async def test_a_begin_the_log_does_not_acknowledge_is_trace_core_unavailable_and_leaves_nothing(rig) -> None:
+    """Kafka away: a 503 the gateway runs the call unrecorded on (it was a 500 internal_error)."""
+    rig.rebuild(pending_record_delay_seconds=0)  # with a delay the begin publishes nothing
+    started = await rig.start()
+    rig.sink.fail_with = RuntimeError("broker down")
+    await refused(rig.begin(started), "trace_core_unavailable", 503)
+    assert rig.store.operations == {}
+    rig.sink.fail_with = None
+    assert (await rig.begin(started))["status"] == "new"  # the claim was given back

@@ -242,7 +242,10 @@ class Operations:
             if self.pending.enabled:  # the claim stored it; the view gets it with the log
                 return _begun(self.pending.hold(event))
             # no delay: on the log before the view and the caller see it
-            await core.record(event)
+            try:
+                await core.record(event)
+            except PublishFailed as exc:  # nothing recorded: the caller may run unrecorded
+                raise unavailable("the trace log did not acknowledge the begin") from exc
             return _begun(self._recorded(event.operation_id))
         except BaseException:
             await asyncio.shield(self._drop_marker(key))
