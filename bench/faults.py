@@ -73,7 +73,8 @@ KNOWN_LIMITS: dict[str, dict[str, str]] = {
     "redis": {
         "duplicates": "Redis runs without persistence: its restart forgets the gateway's "
                       "invocation records, so a retry with the same invocation id after the "
-                      "restart runs the tool again (the caller sees a second, fresh 200).",
+                      "restart can run the tool again (a second, fresh 200) unless trace-recorder "
+                      "replays the operation (a managed call in the same interaction).",
     },
 }
 
