@@ -74,3 +74,11 @@ async def test_only_a_running_claim_is_released(store: RedisIdempotency) -> None
     await store.complete("dev", "execute_tool", "inv-6", "h", {"data": {"ok": 1}})
     await store.release("dev", "execute_tool", "inv-6")
     assert (await store.claim("dev", "execute_tool", "inv-6", "h")).state == "done"
+
+
+async def test_a_failure_stored_the_earlier_way_is_read_as_failed(store: RedisIdempotency) -> None:
+    """A done record whose outcome holds the failure (the format before the failed state)."""
+    await store.claim("dev", "execute_tool", "inv-7", "h")
+    await store.complete("dev", "execute_tool", "inv-7", "h", {"data": {"bkn_failed_after_dispatch": FAILURE}})
+    again = await store.claim("dev", "execute_tool", "inv-7", "h")
+    assert (again.state, again.error, again.result) == ("failed", FAILURE, None)

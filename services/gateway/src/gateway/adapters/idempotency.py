@@ -34,8 +34,17 @@ async def _refused_without_redis() -> AsyncIterator[None]:
                        details={"dependency": "redis", "error": type(exc).__name__}) from exc
 
 
+# Before the failed state, a failure after the call may have acted was stored as a done record
+# whose outcome held it under this key; such records live out their TTL after an upgrade.
+_LEGACY_FAILURE = "bkn_failed_after_dispatch"
+
+
 def _claim(stored: dict[str, Any]) -> Claim:
-    return Claim(stored["state"], stored["input_hash"], stored.get("result"), stored.get("error"),
+    result = stored.get("result")
+    data = result.get("data") if isinstance(result, dict) else None
+    if stored["state"] == "done" and isinstance(data, dict) and _LEGACY_FAILURE in data:
+        return Claim("failed", stored["input_hash"], error=data[_LEGACY_FAILURE])
+    return Claim(stored["state"], stored["input_hash"], result, stored.get("error"),
                  stored.get("attempt", 0))
 
 
