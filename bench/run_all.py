@@ -21,6 +21,7 @@ BENCHMARKS = [
     "bench.search_capabilities",
     "bench.sandbox",
     "bench.execute_tool",
+    "bench.kafka_record_cost",
     "bench.mcp_vs_rest",
     "bench.trace_overhead",
     "bench.trace_ingest",
