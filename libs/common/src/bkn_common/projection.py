@@ -37,6 +37,7 @@ from bkn_common.checkpoint import (
     CheckpointMissing,
     CheckpointRejected,
     check_offsets,
+    collection_paused,
     encode,
 )
 from bkn_common.dead_letter import dead_letter
@@ -359,9 +360,10 @@ class ProjectionRunner:
         if store is None or self._checkpoints is None:
             return {}
         try:
-            checkpoint = self._checkpoints.read(store.checkpoint_version)
-            check_offsets(checkpoint, self._topics, ends)
-            store.restore_checkpoint(checkpoint.data)
+            with collection_paused():
+                checkpoint = self._checkpoints.read(store.checkpoint_version)
+                check_offsets(checkpoint, self._topics, ends)
+                store.restore_checkpoint(checkpoint.data)
         except CheckpointRejected as exc:
             self.checkpoint_status = f"ignored: {exc}"
             level = logging.INFO if isinstance(exc, CheckpointMissing) else logging.WARNING
