@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -364,6 +365,9 @@ class ProjectionRunner:
                 checkpoint = self._checkpoints.read(store.checkpoint_version)
                 check_offsets(checkpoint, self._topics, ends)
                 store.restore_checkpoint(checkpoint.data)
+                # the restored store lives as long as the process: no later collection walks
+                # it (ontology-query's full collection once caught up took seconds over it)
+                gc.freeze()
         except CheckpointRejected as exc:
             self.checkpoint_status = f"ignored: {exc}"
             level = logging.INFO if isinstance(exc, CheckpointMissing) else logging.WARNING

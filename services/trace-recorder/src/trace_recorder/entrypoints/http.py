@@ -9,6 +9,7 @@ from fastapi import APIRouter, FastAPI, Header, Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.responses import Response
 
+from bkn_common import json_codec
 from bkn_common.errors import ApiError
 from bkn_common.http import error_response
 from trace_recorder.domain.errors import TraceCode
@@ -127,22 +128,28 @@ def router(
         ))
 
     @api.get("/conversations/{conversation_id}")
-    async def conversation(conversation_id: str, account: OptionalAccount = None) -> dict[str, Any]:
+    async def conversation(conversation_id: str, account: OptionalAccount = None) -> Response:
         view = conversation_view(store, conversation_id)
         if view is None or not _owned(account, view["account"]):
             raise ApiError(TraceCode.CONVERSATION_NOT_FOUND, 404,
                            params={"conversation_id": conversation_id})
-        return view
+        return _json(view)
 
     @api.get("/interactions/{interaction_id}")
-    async def interaction(interaction_id: str, account: OptionalAccount = None) -> dict[str, Any]:
+    async def interaction(interaction_id: str, account: OptionalAccount = None) -> Response:
         records = store.interaction_records(interaction_id)
         if records is None or not _owned(account, records.interaction.account):
             raise ApiError(TraceCode.INTERACTION_NOT_FOUND, 404,
                            params={"interaction_id": interaction_id})
-        return interaction_view(records)
+        return _json(interaction_view(records))
 
     return api
+
+
+def _json(view: dict[str, Any]) -> Response:
+    """The views are plain JSON types already: encoded once, without FastAPI's
+    validate-and-dump pass over every operation, receipt, evidence and span."""
+    return Response(json_codec.dumps(view), media_type="application/json")
 
 
 def install_trace_errors(app: FastAPI) -> None:
