@@ -91,8 +91,12 @@ class ProjectionRunner:
         checkpoints: CheckpointFile | None = None,
         fetch_max_wait_ms: int = 500,
         fetch_min_bytes: int = 1,
+        fetch_max_bytes: int = 64 * 1024 * 1024,
+        max_partition_fetch_bytes: int = 16 * 1024 * 1024,
     ) -> None:
         self._kafka = kafka_connection(bootstrap_servers)
+        self._fetch_max_bytes = fetch_max_bytes
+        self._max_partition_fetch_bytes = max_partition_fetch_bytes
         self._fetch_max_wait_ms = fetch_max_wait_ms
         self._fetch_min_bytes = fetch_min_bytes
         self._consumer_name = consumer_name
@@ -129,8 +133,8 @@ class ProjectionRunner:
             enable_auto_commit=False,
             auto_offset_reset="earliest",
             client_id=f"{self._consumer_name}-projection",
-            max_partition_fetch_bytes=16 * 1024 * 1024,
-            fetch_max_bytes=64 * 1024 * 1024,
+            max_partition_fetch_bytes=self._max_partition_fetch_bytes,
+            fetch_max_bytes=self._fetch_max_bytes,
             fetch_max_wait_ms=self._fetch_max_wait_ms,
             fetch_min_bytes=self._fetch_min_bytes,
         )

@@ -39,6 +39,7 @@ from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.settings import TraceRecorderSettings
 
 CONSUMER = "trace-recorder"
+FETCH_MAX_BYTES = 8 * 1024 * 1024
 
 
 def build_app(settings: TraceRecorderSettings) -> FastAPI:
@@ -54,7 +55,11 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
                                owns=partial(_owned, settings.replica_index, settings.replica_count),
                                transient=(StoreUnavailable,),
                                fetch_max_wait_ms=settings.fetch_max_wait_ms or settings.kafka_fetch_max_wait_ms,
-                               fetch_min_bytes=settings.fetch_min_bytes)
+                               fetch_min_bytes=settings.fetch_min_bytes,
+                               # a batch is 5,000 records (~2.5 MB): fetching ahead up to the
+                               # runner's default 64 MB is memory the view never needs
+                               fetch_max_bytes=FETCH_MAX_BYTES,
+                               max_partition_fetch_bytes=FETCH_MAX_BYTES // 4)
     health = Health(coordination, runner, settings.probe_timeout_seconds)
 
     async def coordination_ready() -> bool:
