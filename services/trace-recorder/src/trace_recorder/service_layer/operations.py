@@ -102,7 +102,7 @@ class Operations:
         if claim.status == "new":
             if known is None:
                 if core.store.operation_count(cmd.interaction_id) < limit:
-                    return await self._new(key, pending)
+                    return await self._new(cmd, key, pending)
                 # the store gained operations while the claim ran: one more is over the limit
                 await self._unclaim(cmd, key)
                 raise self._over_limit(cmd)
@@ -150,11 +150,11 @@ class Operations:
         try:
             return await asyncio.shield(call)
         except asyncio.CancelledError:
-            # the claim goes on without the caller: if it marks the operation, the marker
-            # goes again, as for any begin that fails after its claim
+            # the claim goes on without the caller: if it counts and marks the operation,
+            # it is given back, as for any begin that fails after its claim
             with contextlib.suppress(Exception):
                 if (await asyncio.shield(call)).status == "new":
-                    await asyncio.shield(self._drop_marker(key))
+                    await asyncio.shield(self._unclaim(cmd, key))
             raise
 
     async def _unclaim(self, cmd: BeginCommand, key: str) -> None:
@@ -236,7 +236,7 @@ class Operations:
         raise ApiError(TraceCode.RECEIPT_PENDING, 409, params={"operation_id": operation_id},
                        details={"operation_id": operation_id, "receipt_id": receipt_id_for(key)})
 
-    async def _new(self, key: str, event: ev.OperationRecorded) -> dict[str, Any]:
+    async def _new(self, cmd: BeginCommand, key: str, event: ev.OperationRecorded) -> dict[str, Any]:
         core = self._core
         try:
             if self.pending.enabled:  # the claim stored it; the view gets it with the log
@@ -248,7 +248,8 @@ class Operations:
                 raise unavailable("the trace log did not acknowledge the begin") from exc
             return _begun(self._recorded(event.operation_id))
         except BaseException:
-            await asyncio.shield(self._drop_marker(key))
+            # uncounted too: finish compares the count with the view (see settling.unlanded)
+            await asyncio.shield(self._unclaim(cmd, key))
             raise
 
     def _abandoned(self, op: Operation) -> bool:
