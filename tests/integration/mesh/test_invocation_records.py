@@ -1,84 +1,69 @@
-"""The gateway's invocation-id records on real Redis: fresh, running, done, failed and released
-(retryable) claims."""
+"""The invocation-record contract (tests/contracts/invocation_records.py) on ``RedisIdempotency``
+and real Redis, and what only Redis has: the key every gateway replica reads, its TTL, and
+records written before the attempt count. (The unit suite's ``DictIdempotency``:
+tests/unit/gateway/test_invocation_records_contract.py.)"""
 
 from __future__ import annotations
 
-import asyncio
-import uuid
+import json
+import socket
 from collections.abc import AsyncIterator
 
 import pytest
 from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from gateway.adapters.idempotency import RedisIdempotency
+from gateway.service_layer.ports import Idempotency
+from tests.contracts import RealTime, scratch_redis
+from tests.contracts.invocation_records import InvocationRecordsContract, RecordsFor
 from tests.support.infra import Infra
-
-FAILURE = {"code": "upstream_timeout", "status": 504, "params": {"timeout": "5"}}
 
 
 @pytest.fixture
-async def store(infra: Infra) -> AsyncIterator[RedisIdempotency]:
-    redis = Redis.from_url(infra.redis)
-    prefix = f"it:idem:{uuid.uuid4().hex[:8]}:"
-    try:
-        yield RedisIdempotency(redis, prefix, ttl_seconds=60)
-    finally:
-        keys = [key async for key in redis.scan_iter(f"{prefix}*")]
-        if keys:
-            await redis.delete(*keys)
-        await redis.aclose()
+async def scratch(infra: Infra) -> AsyncIterator[tuple[Redis, str]]:
+    async with scratch_redis(infra.redis) as (client, prefix):
+        yield client, prefix
 
 
-async def test_a_done_call_answers_its_outcome_again(store: RedisIdempotency) -> None:
-    assert (await store.claim("dev", "execute_tool", "inv-1", "h")).state == "fresh"
-    assert (await store.claim("dev", "execute_tool", "inv-1", "h")).state == "running"
-    await store.complete("dev", "execute_tool", "inv-1", "h", {"data": {"ok": 1}})
-    again = await store.claim("dev", "execute_tool", "inv-1", "h")
-    assert (again.state, again.result, again.error) == ("done", {"data": {"ok": 1}}, None)
+class TestRedisIdempotency(RealTime, InvocationRecordsContract):
+    @pytest.fixture
+    def records_for(self, scratch: tuple[Redis, str]) -> RecordsFor:
+        return lambda ttl: RedisIdempotency(*scratch, ttl_seconds=ttl)
+
+    @pytest.fixture
+    async def unreachable(self) -> AsyncIterator[Idempotency]:
+        with socket.socket() as probe:  # a port nobody listens on
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        redis = Redis(host="127.0.0.1", port=port, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
+        try:
+            yield RedisIdempotency(redis, "nowhere:", ttl_seconds=60)
+        finally:
+            await redis.aclose()
 
 
-async def test_a_failed_call_answers_its_failure_again(store: RedisIdempotency) -> None:
-    await store.claim("dev", "execute_tool", "inv-2", "h")
-    await store.fail("dev", "execute_tool", "inv-2", "h", FAILURE)
-    again = await store.claim("dev", "execute_tool", "inv-2", "h")
-    assert (again.state, again.input_hash, again.error, again.result) == ("failed", "h", FAILURE, None)
+async def test_a_record_is_one_key_with_the_records_ttl(scratch: tuple[Redis, str]) -> None:
+    redis, prefix = scratch
+    records = RedisIdempotency(redis, prefix, ttl_seconds=600)
+    key = f"{prefix}idem:dev:execute_tool:inv-1"
+    await records.claim("dev", "execute_tool", "inv-1", "h")
+    assert json.loads(await redis.get(key)) == {"state": "running", "input_hash": "h", "attempt": 0}
+    await redis.expire(key, 100)
+    await records.release("dev", "execute_tool", "inv-1")
+    assert json.loads(await redis.get(key))["state"] == "retryable"
+    assert 0 < await redis.ttl(key) <= 100  # a release keeps the claim's lifetime
+    await records.claim("dev", "execute_tool", "inv-1", "h")
+    await records.complete("dev", "execute_tool", "inv-1", "h", {"data": {}})
+    assert json.loads(await redis.get(key)) == {"state": "done", "input_hash": "h", "result": {"data": {}}}
+    assert 590 < await redis.ttl(key) <= 600
 
 
-async def test_a_waiting_retry_sees_the_failure(store: RedisIdempotency) -> None:
-    await store.claim("dev", "execute_tool", "inv-3", "h")
-    waiting = asyncio.create_task(store.wait_done("dev", "execute_tool", "inv-3", timeout=30))
-    await store.fail("dev", "execute_tool", "inv-3", "h", FAILURE)
-    done = await waiting
-    assert done is not None and (done.state, done.error) == ("failed", FAILURE)
-
-
-async def test_a_released_id_is_fresh_again_one_attempt_further(store: RedisIdempotency) -> None:
-    assert (await store.claim("dev", "execute_tool", "inv-4", "h")).attempt == 0
-    await store.release("dev", "execute_tool", "inv-4")
-    again = await store.claim("dev", "execute_tool", "inv-4", "h2")  # any input, as a fresh id
-    assert (again.state, again.input_hash, again.attempt) == ("fresh", "h2", 1)
-    assert (await store.claim("dev", "execute_tool", "inv-4", "h2")).state == "running"
-    await store.release("dev", "execute_tool", "inv-4")
-    assert (await store.claim("dev", "execute_tool", "inv-4", "h2")).attempt == 2
-
-
-async def test_a_waiting_retry_stops_waiting_when_the_id_is_released(store: RedisIdempotency) -> None:
-    await store.claim("dev", "execute_tool", "inv-5", "h")
-    waiting = asyncio.create_task(store.wait_done("dev", "execute_tool", "inv-5", timeout=30))
-    await store.release("dev", "execute_tool", "inv-5")
-    assert await waiting is None
-
-
-async def test_only_a_running_claim_is_released(store: RedisIdempotency) -> None:
-    await store.claim("dev", "execute_tool", "inv-6", "h")
-    await store.complete("dev", "execute_tool", "inv-6", "h", {"data": {"ok": 1}})
-    await store.release("dev", "execute_tool", "inv-6")
-    assert (await store.claim("dev", "execute_tool", "inv-6", "h")).state == "done"
-
-
-async def test_a_failure_stored_the_earlier_way_is_read_as_failed(store: RedisIdempotency) -> None:
-    """A done record whose outcome holds the failure (the format before the failed state)."""
-    await store.claim("dev", "execute_tool", "inv-7", "h")
-    await store.complete("dev", "execute_tool", "inv-7", "h", {"data": {"bkn_failed_after_dispatch": FAILURE}})
-    again = await store.claim("dev", "execute_tool", "inv-7", "h")
-    assert (again.state, again.error, again.result) == ("failed", FAILURE, None)
+async def test_a_record_written_before_the_attempt_count_is_the_first_attempt(scratch: tuple[Redis, str]) -> None:
+    redis, prefix = scratch
+    records = RedisIdempotency(redis, prefix, ttl_seconds=600)
+    await redis.set(f"{prefix}idem:dev:execute_tool:inv-1", json.dumps({"state": "running", "input_hash": "h"}))
+    assert (await records.claim("dev", "execute_tool", "inv-1", "h")).attempt == 0
+    await records.release("dev", "execute_tool", "inv-1")
+    assert (await records.claim("dev", "execute_tool", "inv-1", "h")).attempt == 1

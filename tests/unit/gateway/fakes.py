@@ -3,6 +3,10 @@ a publisher that keeps what it published, and ``deps()`` wiring them with the me
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +20,7 @@ from gateway.domain.identity import Principal
 from gateway.service_layer.access import AccessChecker
 from gateway.service_layer.catalogue import build_registry
 from gateway.service_layer.deps import Deps
-from gateway.service_layer.ports import FINAL_STATES, Claim
+from gateway.service_layer.ports import FINAL_STATES, Claim, upgraded
 from gateway.settings import GatewaySettings
 
 Answer = Callable[[Any], Any]
@@ -102,34 +106,65 @@ class UnusedIdempotency:
 
 
 class DictIdempotency:
-    """Invocation-id records in a dict, as the Idempotency port keeps them (no expiry, no waiting:
-    a running record is reported as it is; a released one is taken as the next attempt)."""
+    """Invocation-id records in a dict, as the Idempotency port keeps them: each lives
+    ``ttl_seconds`` on ``clock`` (a release keeps its claim's deadline), outcomes are kept as
+    JSON, a waiter wakes when the record changes (its ``timeout`` runs on the event loop's
+    clock), and with ``available`` False reads are refused as an unreachable store's are.
+    The contract it passes with ``RedisIdempotency``: tests/contracts/invocation_records.py."""
 
-    def __init__(self) -> None:
-        self.records: dict[tuple[str, str, str], Claim] = {}
+    def __init__(self, ttl_seconds: int = 24 * 3600, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl, self.clock, self.available = ttl_seconds, clock, True
+        self._records: dict[tuple[str, str, str], tuple[Claim, float]] = {}
+        self._changed = asyncio.Event()
+
+    @property
+    def records(self) -> dict[tuple[str, str, str], Claim]:
+        """The records alive now, by (account, tool, invocation id)."""
+        now = self.clock()
+        return {key: claim for key, (claim, until) in self._records.items() if until > now}
+
+    def _read(self, key: tuple[str, str, str]) -> Claim | None:
+        if not self.available:
+            raise ApiError(ErrorCode.DEPENDENCY_UNAVAILABLE, 503, params={"dependency": "redis"},
+                           details={"dependency": "redis", "error": "DictIdempotency.available"})
+        return self.records.get(key)
+
+    def _write(self, key: tuple[str, str, str], claim: Claim, until: float | None = None) -> None:
+        if not self.available:  # a record not written after the call is not the caller's error
+            return
+        self._records[key] = (claim, self.clock() + self.ttl if until is None else until)
+        self._changed.set()
+        self._changed = asyncio.Event()
 
     async def claim(self, account: str, tool: str, invocation_id: str, input_hash: str) -> Claim:
         key = (account, tool, invocation_id)
-        held = self.records.get(key)
+        held = self._read(key)
         if held is None or held.state == "retryable":
             attempt = 0 if held is None else held.attempt + 1
-            self.records[key] = Claim("running", input_hash, attempt=attempt)
+            self._write(key, Claim("running", input_hash, attempt=attempt))
             return Claim("fresh", input_hash, attempt=attempt)
-        return held
+        return upgraded(held)
 
     async def wait_done(self, account: str, tool: str, invocation_id: str, timeout: float) -> Claim | None:
-        claim = self.records.get((account, tool, invocation_id))
-        return claim if claim is not None and claim.state in FINAL_STATES else None
+        key = (account, tool, invocation_id)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                while (held := self._read(key)) is not None and held.state == "running":
+                    await self._changed.wait()
+        held = self._read(key)
+        return upgraded(held) if held is not None and held.state in FINAL_STATES else None
 
     async def complete(self, account: str, tool: str, invocation_id: str, input_hash: str, result: Any) -> None:
-        self.records[(account, tool, invocation_id)] = Claim("done", input_hash, result=result)
+        self._write((account, tool, invocation_id), Claim("done", input_hash, result=json.loads(json.dumps(result))))
 
     async def fail(self, account: str, tool: str, invocation_id: str, input_hash: str, error: dict[str, Any]) -> None:
-        self.records[(account, tool, invocation_id)] = Claim("failed", input_hash, error=error)
+        self._write((account, tool, invocation_id), Claim("failed", input_hash, error=json.loads(json.dumps(error))))
 
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
-        held = self.records[(account, tool, invocation_id)]
-        self.records[(account, tool, invocation_id)] = Claim("retryable", held.input_hash, attempt=held.attempt)
+        key = (account, tool, invocation_id)
+        held = self.records.get(key)
+        if held is not None and held.state == "running":
+            self._write(key, Claim("retryable", held.input_hash, attempt=held.attempt), self._records[key][1])
 
 
 class FakeTraceCore:

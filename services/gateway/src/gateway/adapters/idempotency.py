@@ -20,7 +20,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from bkn_common.errors import ApiError, ErrorCode
-from gateway.service_layer.ports import FINAL_STATES, Claim
+from gateway.service_layer.ports import FINAL_STATES, Claim, upgraded
 
 log = logging.getLogger(__name__)
 
@@ -34,18 +34,9 @@ async def _refused_without_redis() -> AsyncIterator[None]:
                        details={"dependency": "redis", "error": type(exc).__name__}) from exc
 
 
-# Before the failed state, a failure after the call may have acted was stored as a done record
-# whose outcome held it under this key; such records live out their TTL after an upgrade.
-_LEGACY_FAILURE = "bkn_failed_after_dispatch"
-
-
 def _claim(stored: dict[str, Any]) -> Claim:
-    result = stored.get("result")
-    data = result.get("data") if isinstance(result, dict) else None
-    if stored["state"] == "done" and isinstance(data, dict) and _LEGACY_FAILURE in data:
-        return Claim("failed", stored["input_hash"], error=data[_LEGACY_FAILURE])
-    return Claim(stored["state"], stored["input_hash"], result, stored.get("error"),
-                 stored.get("attempt", 0))
+    return upgraded(Claim(stored["state"], stored["input_hash"], stored.get("result"), stored.get("error"),
+                          stored.get("attempt", 0)))
 
 
 # KEYS[1] the record, ARGV[1] input hash, ARGV[2] ttl: a new or released ("retryable") record

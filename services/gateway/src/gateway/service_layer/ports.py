@@ -77,23 +77,49 @@ class Claim:
 
 FINAL_STATES = ("done", "failed")
 
+# Before the failed state, a failure after the call may have acted was stored as a done record
+# whose outcome held it under this key; such records live out their TTL after an upgrade.
+LEGACY_FAILURE = "bkn_failed_after_dispatch"
+
+
+def upgraded(claim: Claim) -> Claim:
+    """A record as it reads today: a done record written the earlier way (its outcome's
+    ``data`` holds the failure under :data:`LEGACY_FAILURE`) is the failure it stands for."""
+    data = claim.result.get("data") if isinstance(claim.result, dict) else None
+    if claim.state == "done" and isinstance(data, dict) and LEGACY_FAILURE in data:
+        return Claim("failed", claim.input_hash, error=data[LEGACY_FAILURE])
+    return claim
+
 
 class Idempotency(Protocol):
-    """Invocation-id records: one execution per (account, tool, invocation id)."""
+    """Invocation-id records: one execution per (account, tool, invocation id).
+
+    A record lives its TTL (``GATEWAY_IDEMPOTENCY_TTL_SECONDS``) from its claim, completion or
+    failure; a release keeps the claim's. Records that cannot be read (the store away) refuse
+    ``claim`` and ``wait_done`` with 503 ``dependency_unavailable`` before anything ran; a
+    record that cannot be written after the call (``complete``, ``fail``, ``release``) is
+    logged, never raised: the caller still gets the call's own answer.
+    (Contract: ``tests/contracts/invocation_records.py``.)
+    """
 
     async def claim(self, account: str, tool: str, invocation_id: str, input_hash: str) -> Claim:
-        """Reserve the id for this input, or report what an earlier call with it did."""
+        """Reserve the id for this input (``fresh``; the record is then ``running``, and of
+        concurrent claims one is fresh), or report what an earlier call with it did, with that
+        call's input hash (a different one is the caller's conflict)."""
         ...
 
     async def wait_done(
         self, account: str, tool: str, invocation_id: str, timeout: float
     ) -> Claim | None:
-        """Wait (at most ``timeout`` s) for a running call with this id to end, done or failed."""
+        """Wait (at most ``timeout`` s) for a running call with this id to end, done or failed;
+        None when it did not, when the id was released, or when there is no record."""
         ...
 
     async def complete(
         self, account: str, tool: str, invocation_id: str, input_hash: str, result: Any
-    ) -> None: ...
+    ) -> None:
+        """Remember the outcome (JSON): a retry gets it again, never a new run."""
+        ...
 
     async def fail(
         self, account: str, tool: str, invocation_id: str, input_hash: str, error: dict[str, Any]
@@ -103,7 +129,7 @@ class Idempotency(Protocol):
 
     async def release(self, account: str, tool: str, invocation_id: str) -> None:
         """Free a claim whose call was refused before anything ran: the next claim of the id is
-        ``fresh`` again, one ``attempt`` further."""
+        ``fresh`` again, one ``attempt`` further. Only a running record is released."""
         ...
 
 
