@@ -4,9 +4,8 @@ Each module holds a ``...Contract`` class of tests. A test module subclasses it 
 its fixtures (the adapter, fresh per test, and ``elapse``: how time passes for it): the
 in-memory fake in ``tests/unit`` (a manual clock), the real adapter in ``tests/integration``
 (real Redis, real time). The class names do not start with ``Test``, so a contract runs only
-where it is subclassed. (``tests/support/trace_view_contract.py`` and
-``tests/support/kb_ports_contract.py`` follow the same idea for the trace view and the
-knowledge-base ports.)
+where it is subclassed. (``tests/support/trace_view_contract.py`` follows the same idea for the
+trace view, on SQLite, PostgreSQL and memory.)
 """
 
 from __future__ import annotations

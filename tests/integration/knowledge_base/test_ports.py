@@ -1,31 +1,33 @@
-"""The knowledge-base port contracts on the Redis adapters (the same suite the memory ones pass)."""
+"""The knowledge-base port contracts (tests/contracts/kb_ports.py) on the Redis adapters and
+real Redis (memory: tests/unit/knowledge_base/test_ports_contract.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import uuid
+from collections.abc import AsyncIterator
 
 import pytest
 from knowledge_base.adapters.redis_store import RedisCursorStore, RedisRateLimiter
+from knowledge_base.service_layer.ports import CursorStore
 from redis.asyncio import Redis
 
+from tests.contracts import RealTime, scratch_redis
+from tests.contracts.kb_ports import CursorStoreContract, LimiterFor, RateLimiterContract
 from tests.support.infra import Infra
-from tests.support.kb_ports_contract import check_cursor_store, check_rate_limiter
-
-pytestmark = pytest.mark.integration
 
 
-def test_redis_adapters_keep_the_contract(infra: Infra) -> None:
-    async def run() -> None:
-        redis = Redis.from_url(infra.redis, decode_responses=True)
-        prefix = f"bkn:test{uuid.uuid4().hex[:8]}:knowledge-base:"
-        try:
-            await check_cursor_store(RedisCursorStore(redis, prefix))
-            await check_rate_limiter(RedisRateLimiter(redis, prefix, 0.001, 4), 4)
-        finally:
-            keys = [k async for k in redis.scan_iter(match=prefix + "*")]
-            if keys:
-                await redis.delete(*keys)
-            await redis.aclose()
+@pytest.fixture
+async def scratch(infra: Infra) -> AsyncIterator[tuple[Redis, str]]:
+    async with scratch_redis(infra.redis, decode_responses=True) as (client, prefix):
+        yield client, prefix
 
-    asyncio.run(run())
+
+class TestRedisCursorStore(RealTime, CursorStoreContract):
+    @pytest.fixture
+    def cursors(self, scratch: tuple[Redis, str]) -> CursorStore:
+        return RedisCursorStore(*scratch)
+
+
+class TestRedisRateLimiter(RealTime, RateLimiterContract):
+    @pytest.fixture
+    def limiter_for(self, scratch: tuple[Redis, str]) -> LimiterFor:
+        return lambda per_second, burst: RedisRateLimiter(*scratch, per_second, burst)

@@ -1,11 +1,11 @@
-"""The port contracts on the memory adapters, and search over the demo base (lexical lanes;
-the vector lane is exercised with the real encoder in the eval and integration tests)."""
+"""Search over the demo base (lexical lanes; the vector lane is exercised with the real
+encoder in the eval and integration tests). The port contracts: test_ports_contract.py."""
 
 from __future__ import annotations
 
 import asyncio
 
-from knowledge_base.adapters.memory import MemoryCursorStore, MemoryRateLimiter
+from knowledge_base.adapters.memory import MemoryCursorStore
 from knowledge_base.domain.fusion import fuse
 from knowledge_base.domain.search import SearchIndex
 from knowledge_base.domain.text import tokens
@@ -13,13 +13,6 @@ from knowledge_base.service_layer.indexes import Indexes
 from knowledge_base.service_layer.projection import KnowledgeState
 from knowledge_base.service_layer.reading import Reader
 from knowledge_base.service_layer.searching import Searcher, SearchRequest
-
-from tests.support.kb_ports_contract import check_cursor_store, check_rate_limiter
-
-
-def test_memory_adapters_keep_the_contract() -> None:
-    asyncio.run(check_cursor_store(MemoryCursorStore()))
-    asyncio.run(check_rate_limiter(MemoryRateLimiter(0.001, 3), 3))
 
 
 def test_chinese_is_indexed_as_words_and_bigrams() -> None:

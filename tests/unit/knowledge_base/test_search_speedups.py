@@ -80,8 +80,8 @@ def test_cursor_pages_are_slices_of_one_ranking(demo_state: KnowledgeState, read
     assert first["items"] + second["items"] + third["items"] == whole["items"]
     assert {k: v for k, v in second.items() if k not in ("items", "nextCursor")} == \
         {k: v for k, v in first.items() if k not in ("items", "nextCursor")}
-    kept = store._items[first["nextCursor"]][1]
-    assert "items" not in kept and len(kept["pool"]) > 4
+    kept = asyncio.run(store.get(first["nextCursor"]))
+    assert kept is not None and "items" not in kept and len(kept["pool"]) > 4
     assert all(len(hit) == 6 and isinstance(hit[0], str) for hit in kept["pool"])  # bare hits only
 
 
