@@ -206,6 +206,46 @@ class FakeTraceCore:
         raise AssertionError("handler counted a gap")
 
 
+class OperationLog(FakeTraceCore):
+    """Operations as trace-recorder keeps them, keyed by (interaction, correlation, tool): a
+    new key is begun; the key again is 409 ``receipt_pending`` until it is completed, then it
+    replays (receipt status and stored result); with another input hash it is 409
+    ``idempotency_conflict``. Interactions are not checked (any id is active). The contract
+    it passes with ``RemoteTraceCore`` on a real trace-recorder: tests/contracts/trace_core.py."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.operations: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.correlations: list[str] = []
+
+    async def probe(self, ctx: CallContext) -> dict[str, Any] | None:
+        return {"available": True, "capture_enabled": True}
+
+    async def begin_operation(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
+        key = (body["interaction_id"], body["correlation"], body["tool_name"])
+        self.correlations.append(body["correlation"])
+        op = self.operations.get(key)
+        if op is None:
+            n = len(self.operations)
+            op = self.operations[key] = {"operation_id": f"op_{n}", "receipt_id": f"rcpt_{n}",
+                                         "input_hash": body["input_hash"], "receipt_status": "pending",
+                                         "result": None}
+            return {"status": "new", "operation_id": op["operation_id"], "receipt_id": op["receipt_id"],
+                    "receipt_status": "pending", "evidence_durability": "pending"}
+        ids = {"operation_id": op["operation_id"], "receipt_id": op["receipt_id"]}
+        if op["input_hash"] != body["input_hash"]:
+            raise ApiError(ErrorCode.IDEMPOTENCY_CONFLICT, 409,
+                           details={"operation_id": op["operation_id"], "correlation": body["correlation"]})
+        if op["receipt_status"] == "pending":
+            raise ApiError("receipt_pending", 409, params={"operation_id": op["operation_id"]}, details=ids)
+        return {"status": "replay", **ids, "receipt_status": op["receipt_status"],
+                "stored_result": op["result"], "result_omitted": False}
+
+    def complete_in_background(self, ctx: CallContext, interaction_id: str, body: dict[str, Any]) -> None:
+        op = next(o for o in self.operations.values() if o["operation_id"] == body["operation_id"])
+        op.update(receipt_status=body["receipt_status"], result=json.loads(json.dumps(body["result"])))
+
+
 def deps(services: FakeServices | None = None, **overrides: Any) -> Deps:
     services = services or FakeServices()
     settings = GatewaySettings()

@@ -16,7 +16,7 @@ from gateway.domain.context import CallContext, correlation, validate_invocation
 from gateway.service_layer.catalogue import build_registry
 from gateway.service_layer.pipeline import _may_have_acted, call_tool
 from gateway.settings import GatewaySettings
-from tests.unit.gateway.fakes import DictIdempotency, FakeServices, FakeTraceCore, context, deps
+from tests.unit.gateway.fakes import DictIdempotency, FakeServices, OperationLog, context, deps
 
 REGISTRY = build_registry(GatewaySettings())
 
@@ -86,33 +86,6 @@ async def test_a_retry_after_a_refusal_before_anything_ran_runs_the_call() -> No
     assert (record.state, record.attempt) == ("retryable", 1)
 
 
-class OperationLog(FakeTraceCore):
-    """Operations keyed as trace-recorder keys them (interaction, correlation, tool): a second
-    begin of a final operation replays it, whatever its receipt status."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.operations: dict[tuple[str, str, str], dict[str, Any]] = {}
-        self.correlations: list[str] = []
-
-    async def begin_operation(self, ctx: CallContext, body: dict[str, Any]) -> dict[str, Any]:
-        key = (body["interaction_id"], body["correlation"], body["tool_name"])
-        self.correlations.append(body["correlation"])
-        n = list(self.operations).index(key) if key in self.operations else len(self.operations)
-        ids = {"operation_id": f"op_{n}", "receipt_id": f"rcpt_{n}"}
-        if key in self.operations:
-            done = self.operations[key]
-            return {**ids, "status": "replay", "receipt_status": done["receipt_status"],
-                    "stored_result": done["result"]}
-        self.operations[key] = {"receipt_status": "pending", "result": None}
-        return {**ids, "status": "new"}
-
-    def complete_in_background(self, ctx: CallContext, interaction_id: str, body: dict[str, Any]) -> None:
-        n = int(body["operation_id"].removeprefix("op_"))
-        self.operations[list(self.operations)[n]] = {"receipt_status": body["receipt_status"],
-                                                     "result": body["result"]}
-
-
 async def test_a_managed_retry_after_a_refusal_before_anything_ran_is_a_new_operation_and_runs() -> None:
     """The refused first try is a final, failed operation: a retry with the invocation id that
     replayed it answered 200 with the refusal as its body, a success no receipt backs."""
@@ -137,20 +110,22 @@ async def test_a_managed_retry_after_a_refusal_before_anything_ran_is_a_new_oper
 
 async def test_a_replayed_failed_operation_is_its_refusal_again_never_a_200() -> None:
     """E.g. Redis lost the invocation record: trace-recorder still has the failed operation."""
-    trace = OperationLog()
-    trace.operations[("int", "inv-1", "execute_tool")] = {"receipt_status": "failed", "result": {
-        "error": "upstream_timeout", "status": 504, "params": {"timeout": "5"}}}
-    fake = FakeServices()
+    fake, trace = FakeServices(), OperationLog()
     fake.grant("execute")
-    ctx = context()
-    ctx.invocation_id = "inv-1"
+    fake.tool_executor.on("POST", EXECUTE, failing(ApiError("upstream_timeout", 504, params={"timeout": 5})))
     payload = {**FX, "bkn_context": {"conversation_id": "conv", "interaction_id": "int"}}
-    with pytest.raises(ApiError) as refused:
-        await call_tool(deps(fake, idempotency=DictIdempotency(), trace=trace), ctx, "execute_tool", payload)
-    assert (refused.value.code, refused.value.status, refused.value.params) == (
-        "upstream_timeout", 504, {"timeout": "5"})
-    assert refused.value.details == {"operation_id": "op_0", "receipt_id": "rcpt_0", "replayed": True}
-    assert fake.tool_executor.calls == []
+    refusals = []
+    for _ in range(2):  # each with fresh invocation records: the first call's are lost
+        ctx = context()
+        ctx.invocation_id = "inv-1"
+        with pytest.raises(ApiError) as refused:
+            await call_tool(deps(fake, idempotency=DictIdempotency(), trace=trace), ctx, "execute_tool",
+                            dict(payload))
+        refusals.append(refused.value)
+    again = refusals[1]
+    assert (again.code, again.status, again.params) == ("upstream_timeout", 504, {"timeout": "5"})
+    assert again.details == {"operation_id": "op_0", "receipt_id": "rcpt_0", "replayed": True}
+    assert len(fake.tool_executor.calls) == 1
 
 
 def test_the_correlation_of_a_retry_after_a_refusal_is_no_invocation_id() -> None:
