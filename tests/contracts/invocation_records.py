@@ -152,13 +152,13 @@ class InvocationRecordsContract:
     async def test_an_end_renews_the_lifetime_and_a_release_keeps_it(
         self, records_for: RecordsFor, elapse: Elapse
     ) -> None:
-        records = records_for(2)
+        records = records_for(3)
         await records.claim(*ID, "h")
         await records.claim("dev", "execute_tool", "inv-2", "h")
-        await elapse(1.2)
+        await elapse(2.2)
         await records.fail(*ID, "h", FAILURE)  # a new lifetime from now
         await records.release("dev", "execute_tool", "inv-2")  # the claim's lifetime
-        await elapse(1.2)
+        await elapse(1.2)  # past the claims' 3 s, well within the failure's
         assert (await records.claim(*ID, "h")).state == "failed"
         assert seen(await records.claim("dev", "execute_tool", "inv-2", "h")) == ("fresh", "h", None, None, 0)
 
