@@ -5,7 +5,9 @@ its fixtures (the adapter, fresh per test, and ``elapse``: how time passes for i
 in-memory fake in ``tests/unit`` (a manual clock), the real adapter in ``tests/integration``
 (real Redis, real time). The class names do not start with ``Test``, so a contract runs only
 where it is subclassed. (``tests/support/trace_view_contract.py`` follows the same idea for the
-trace view, on SQLite, PostgreSQL and memory.)
+trace view, on SQLite, PostgreSQL and memory.) A port whose real adapter needs no server runs
+both subclasses in ``tests/unit`` (``embedder``); one whose rules do not involve time has no
+``elapse`` (``trace_core``, ``embedder``).
 """
 
 from __future__ import annotations
