@@ -22,13 +22,12 @@ never run code.
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import logging
 import os
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -60,22 +59,6 @@ class Checkpointable(Protocol):
     def checkpoint_data(self) -> Any: ...
 
     def restore_checkpoint(self, data: Any) -> None: ...
-
-
-@contextlib.contextmanager
-def collection_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside (restored as it was after). Decoding a checkpoint
-    allocates millions of long-lived containers, and the collector walks the young ones again
-    and again while they pile up: capability-index's 14 MB body took 2.65 s to decode with it
-    running, 0.42 s without. The restored store is garbage only if the restore fails, which
-    the next collection after this picks up."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class CheckpointRejected(Exception):

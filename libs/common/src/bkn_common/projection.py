@@ -25,20 +25,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
+from bkn_common import heap
 from bkn_common.checkpoint import (
     Checkpointable,
     CheckpointFile,
     CheckpointMissing,
     CheckpointRejected,
     check_offsets,
-    collection_paused,
     encode,
 )
 from bkn_common.dead_letter import dead_letter
@@ -365,13 +364,15 @@ class ProjectionRunner:
         if store is None or self._checkpoints is None:
             return {}
         try:
-            with collection_paused():
+            # decoding allocates millions of long-lived containers: capability-index's 14 MB
+            # body took 2.65 s with the collector running, 0.42 s without
+            with heap.paused():
                 checkpoint = self._checkpoints.read(store.checkpoint_version)
                 check_offsets(checkpoint, self._topics, ends)
                 store.restore_checkpoint(checkpoint.data)
                 # the restored store lives as long as the process: no later collection walks
                 # it (ontology-query's full collection once caught up took seconds over it)
-                gc.freeze()
+                heap.settle(collect=False)
         except CheckpointRejected as exc:
             self.checkpoint_status = f"ignored: {exc}"
             level = logging.INFO if isinstance(exc, CheckpointMissing) else logging.WARNING

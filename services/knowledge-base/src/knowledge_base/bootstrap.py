@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,6 +13,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI
 
 from bkn_common import events as ev
+from bkn_common import heap
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import (
     make_service_app,
@@ -57,9 +57,7 @@ def settle_heap() -> None:
     views, the indexes); without this each full collection walked them all, 100-300 ms with the
     event loop stopped, which was the search's p99. Unfreezing first lets the collection see
     what the previous build left behind, so nothing frozen leaks across builds."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
+    heap.settle(unfreeze=True)
 
 
 def _vectors(settings: KnowledgeBaseSettings) -> tuple[VectorStore | None, str | None]:
