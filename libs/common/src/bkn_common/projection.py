@@ -165,6 +165,10 @@ class ProjectionRunner:
         self._checkpointed = dict(self.positions) if self._checkpointed else {}
         self._started = True
         self._check_caught_up()
+        # what is alive now (modules, the app, a restored store) lives as long as the process:
+        # out of the collector's view, so the full collections a replay's allocations trigger
+        # do not walk it again and again
+        heap.settle(collect=False)
         self._task = asyncio.create_task(self._run(), name=f"projection-{self._consumer_name}")
 
     async def stop(self) -> None:

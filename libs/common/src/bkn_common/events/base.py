@@ -7,6 +7,13 @@ Wire form (JSON, UTF-8)::
 
 Change an event by adding optional fields. A breaking change bumps ``schema_version`` and
 registers an upcaster from the old version, so old records in the log still decode.
+
+Decoding tries one pydantic pass over the raw bytes first (a :class:`~pydantic.TypeAdapter` of
+every registered type's current-version envelope, discriminated by ``type``: JSON parsed and
+validated in Rust, no intermediate dicts). It accepts only records at their type's current
+version that validate; everything else (an older version to upcast, a newer one, bad JSON, a
+failed validation) takes the step-by-step path, which decides and words the outcome. Both paths
+run the same event models, so a record decodes to the same event either way.
 """
 
 from __future__ import annotations
@@ -14,9 +21,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError, create_model
 
 from bkn_common import json_codec
 
@@ -63,6 +70,7 @@ def register_event(cls: E) -> E:
     if existing is not None and existing is not cls:
         raise ValueError(f"event type {cls.type!r} registered twice")
     _REGISTRY[cls.type] = cls
+    _FAST.clear()
     return cls
 
 
@@ -90,6 +98,10 @@ def encode_event(event: Event, *, event_id: str | None = None) -> bytes:
 
 def decode_event(raw: bytes | None) -> EventRecord:
     """Parse, upcast and validate a record, or raise :class:`PoisonMessage` saying why."""
+    fast = _decode_current(raw)
+    if fast is not None:
+        event, event_id, occurred_at = fast
+        return EventRecord(event=event, event_id=event_id, occurred_at=occurred_at)
     event, envelope, occurred_at = _decode(raw)
     return EventRecord(event=event, event_id=str(envelope.get("event_id", "")), occurred_at=occurred_at)
 
@@ -98,7 +110,45 @@ def decode_payload(raw: bytes | None) -> Event:
     """:func:`decode_event`'s event alone, for readers that never look at the envelope's id
     and time (a batch fold): the same checks, without building the :class:`EventRecord`
     (about a sixth of the decoding time)."""
+    fast = _decode_current(raw)
+    if fast is not None:
+        return fast[0]
     return _decode(raw)[0]
+
+
+# the envelope adapter over the registered types, built at first use after a registration
+_FAST: list[TypeAdapter[Any]] = []
+
+
+def _envelope_adapter() -> TypeAdapter[Any]:
+    if not _FAST:
+        envelopes = []
+        for cls in _REGISTRY.values():
+            tag: Any = Literal[cls.type]
+            envelopes.append(create_model(
+                f"_{cls.__name__}Envelope", __config__=ConfigDict(extra="ignore"),
+                type=(tag, ...), schema_version=(StrictInt, ...),
+                event_id=(Any, ""), occurred_at=(Any, None), data=(cls, ...),
+            ))
+        union: Any = Union[tuple(envelopes)]  # noqa: UP007 (built at run time)
+        _FAST.append(TypeAdapter(Annotated[union, Field(discriminator="type")]))
+    return _FAST[0]
+
+
+def _decode_current(raw: bytes | None) -> tuple[Event, str, datetime] | None:
+    """The event, id and time of a valid record at its type's current version in one pass;
+    None for anything else (the caller takes :func:`_decode`)."""
+    if raw is None:
+        return None
+    try:
+        envelope = _envelope_adapter().validate_json(raw)
+        event: Event = envelope.data
+        if envelope.schema_version != event.schema_version:
+            return None
+        occurred_at = datetime.fromisoformat(str(envelope.occurred_at))
+    except (ValidationError, ValueError):
+        return None
+    return event, str(envelope.event_id), occurred_at
 
 
 def _decode(raw: bytes | None) -> tuple[Event, dict[str, Any], datetime]:
