@@ -268,6 +268,21 @@ class TraceViewContract:
         assert view.interaction_records("int_9") is None
         assert view.operation("op_9") is None and view.receipt("exec_9") is None
 
+    def test_an_interaction_follows_the_traces_of_its_receipts_that_have_one(self, view: TraceView) -> None:
+        receipt = Turns.receipt(2, 0)
+        events = [*Turns.turn(1, ops=1), *Turns.turn(2, ops=1)[:4],
+                  receipt.model_copy(update={"trace_id": ""}),
+                  Turns.receipt(2, 0, rid="exec_2_0b").model_copy(update={"trace_id": None}),
+                  Turns.span(2, 5, trace=""), Turns.span(2, 6, trace="trace_1")]
+        batch(view, events)
+        expected = reference(events)
+        assert view.spans_of_interaction("int_2") == expected.spans_of_interaction("int_2") == []
+        records = view.interaction_records("int_2")
+        assert records is not None and records == expected.interaction_records("int_2")
+        assert [r.receipt_id for r in records.receipts["op_2_0"]] == ["exec_2_0", "exec_2_0b"]
+        spans = view.interaction_records("int_1")
+        assert spans is not None and "span_2_6" in {s.span_id for s in spans.spans}
+
     # ------------------------------------------------------------------ retention
 
     def test_spans_older_than_the_retention_are_pruned_in_batches(self, view: TraceView) -> None:

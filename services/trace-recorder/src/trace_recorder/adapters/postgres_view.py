@@ -84,6 +84,23 @@ class PostgresDialect(SqlDialect):
                 copy.write_row(row)
         cursor.execute(upsert.statement(source=stage))
 
+    def member(self, column: str, subquery: str) -> str:
+        """``= ANY(ARRAY(subquery))``: the subquery runs first (an interaction's few ids), then
+        an index scan for them; ``IN (subquery)`` let the planner pick a hash join over a
+        whole table (16 ms where this takes 0.1 ms, with statistics not analysed yet)."""
+        return f"{column} = ANY(ARRAY({subquery}))"
+
+    def fetch_together(self, connection: Any, statements: Sequence[tuple[str, tuple[Any, ...]]]) -> list[list[Any]]:
+        """All in one pipeline: one round trip, one implicit transaction (one snapshot)."""
+        with connection.pipeline() as pipeline:
+            cursors = []
+            for statement, params in statements:
+                cursor = connection.cursor()
+                cursor.execute(statement, params)
+                cursors.append(cursor)
+            pipeline.sync()
+            return [list(cursor.fetchall()) for cursor in cursors]
+
     def lock_migrations(self, cursor: Any) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
 

@@ -14,9 +14,11 @@ as the in-memory store (no dependence on the database's collation).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import operator
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
@@ -104,8 +106,21 @@ def _dump(value: Any) -> str | None:
     return None if value is None else json_codec.dumps(value).decode()
 
 
-def _params(record: Any, names: Sequence[str]) -> tuple[Any, ...]:
-    return tuple(_dump(getattr(record, n)) if n in _JSON else getattr(record, n) for n in names)
+@functools.cache
+def _getter(names: tuple[str, ...]) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[int, ...]]:
+    """The columns of a record in one C call (``attrgetter``), and which of them are JSON."""
+    return operator.attrgetter(*names), tuple(i for i, n in enumerate(names) if n in _JSON)
+
+
+def _params(record: Any, names: tuple[str, ...]) -> tuple[Any, ...]:
+    get, json_at = _getter(names)
+    row = get(record)
+    if not json_at:
+        return row
+    values = list(row)
+    for i in json_at:
+        values[i] = _dump(values[i])
+    return tuple(values)
 
 
 def _load(kind: type[Any], names: Sequence[str], row: Sequence[Any]) -> Any:
@@ -124,6 +139,51 @@ def _span_links(span: Span) -> tuple[str | None, str | None]:
     interaction_id = span.attributes.get(INTERACTION_ATTRIBUTE)
     return (operation_id if isinstance(operation_id, str) else None,
             interaction_id if isinstance(interaction_id, str) else None)
+
+
+def interaction_statements(member: Callable[[str, str], str]) -> tuple[str, ...]:
+    """An interaction's records by its id alone (each ``?`` is the id): the interaction, its
+    operations, their receipts and evidence, and its spans (tagged with it or one of its
+    operations, or in the trace of one of their receipts). ``member(column, subquery)``: the
+    dialect's "``column`` is one of the subquery's values"."""
+    operations = "SELECT operation_id FROM operations WHERE interaction_id = ?"
+    of_operations = member("operation_id", operations)
+    traces = f"SELECT trace_id FROM receipts WHERE trace_id <> '' AND {of_operations}"
+    return (
+        f"SELECT {', '.join(INTERACTION)} FROM interactions WHERE interaction_id = ?",
+        f"SELECT {', '.join(OPERATION)} FROM operations WHERE interaction_id = ?",
+        f"SELECT {', '.join(RECEIPT)} FROM receipts WHERE {of_operations}",
+        f"SELECT {', '.join(EVIDENCE)} FROM evidence WHERE {of_operations}",
+        " UNION ".join(f"SELECT {', '.join(SPAN)} FROM spans WHERE {where}" for where in (
+            "interaction_id = ?", of_operations, member("trace_id", traces))),
+    )
+
+
+# the in-memory store's orders
+def _operation_order(o: Operation) -> tuple[str, str]:
+    return (o.begun_at, o.operation_id)
+
+
+def _receipt_order(r: Receipt) -> tuple[str, str]:
+    return (r.executed_at, r.receipt_id)
+
+
+def _evidence_order(e: Evidence) -> tuple[str, int, str]:
+    return (e.evidence_type, e.attempt, e.evidence_id)
+
+
+def _span_order(s: Span) -> tuple[int, str]:
+    return (s.start_time_unix_nano, s.span_id)
+
+
+def _grouped(items: list[Any], order: Callable[[Any], Any]) -> dict[str, list[Any]]:
+    """Records by their ``operation_id``, each list sorted by ``order``."""
+    grouped: dict[str, list[Any]] = {}
+    for item in items:
+        grouped.setdefault(item.operation_id or "", []).append(item)
+    for group in grouped.values():
+        group.sort(key=order)
+    return grouped
 
 
 class SqlDialect:
@@ -148,6 +208,10 @@ class SqlDialect:
     def sql(self, statement: str) -> str:
         return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
 
+    def member(self, column: str, subquery: str) -> str:
+        """SQL for "``column`` is one of the values ``subquery`` selects"."""
+        return f"{column} IN ({subquery})"
+
     def prepare(self, connection: Any) -> None:
         """Run once per connection after the migrations (nothing by default)."""
 
@@ -155,6 +219,16 @@ class SqlDialect:
         """Write ``rows`` inside the open transaction; ``bulk``: a consumer's batch (large)
         rather than the live path's few rows. By default one statement per row (executemany)."""
         cursor.executemany(self.sql(upsert.statement()), rows)
+
+    def fetch_together(self, connection: Any, statements: Sequence[tuple[str, tuple[Any, ...]]]) -> list[list[Any]]:
+        """The rows of each of ``statements`` (independent selects) on ``connection``; by
+        default one after the other."""
+        results = []
+        for statement, params in statements:
+            cursor = connection.cursor()
+            cursor.execute(statement, params)
+            results.append(list(cursor.fetchall()))
+        return results
 
 
 class SqlTraceView:
@@ -170,6 +244,7 @@ class SqlTraceView:
         self._conns: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._migrated = False
+        self._records_sql = interaction_statements(dialect.member)
         with self._guard():
             reader = self._conn("reader")
             migrate(reader, dialect.ddl, lambda: dialect.transaction(reader),
@@ -353,70 +428,50 @@ class SqlTraceView:
     def operations_of(self, interaction_id: str) -> list[Operation]:
         found: list[Operation] = self._many(Operation, OPERATION, "operations", "interaction_id = ?",
                                             (interaction_id,))
-        return sorted(found, key=lambda o: (o.begun_at, o.operation_id))
+        return sorted(found, key=_operation_order)
 
     def operation_count(self, interaction_id: str) -> int:
         rows = self._rows("SELECT count(*) FROM operations WHERE interaction_id = ?", (interaction_id,))
         return int(rows[0][0])
 
     def evidence_of(self, operation_id: str) -> list[Evidence]:
-        return self._evidence_of([operation_id]).get(operation_id, [])
+        found = self._many(Evidence, EVIDENCE, "evidence", "operation_id = ?", (operation_id,))
+        return sorted(found, key=_evidence_order)
 
     def receipts_of(self, operation_id: str) -> list[Receipt]:
-        return self._receipts_of([operation_id]).get(operation_id, [])
-
-    def _evidence_of(self, operation_ids: Sequence[str]) -> dict[str, list[Evidence]]:
-        grouped: dict[str, list[Evidence]] = {}
-        for chunk in _chunks(list(operation_ids), 500):
-            marks = ", ".join("?" for _ in chunk)
-            for item in self._many(Evidence, EVIDENCE, "evidence", f"operation_id IN ({marks})", chunk):
-                grouped.setdefault(item.operation_id, []).append(item)
-        for items in grouped.values():
-            items.sort(key=lambda e: (e.evidence_type, e.attempt, e.evidence_id))
-        return grouped
-
-    def _receipts_of(self, operation_ids: Sequence[str]) -> dict[str, list[Receipt]]:
-        grouped: dict[str, list[Receipt]] = {}
-        for chunk in _chunks(list(operation_ids), 500):
-            marks = ", ".join("?" for _ in chunk)
-            for item in self._many(Receipt, RECEIPT, "receipts", f"operation_id IN ({marks})", chunk):
-                grouped.setdefault(item.operation_id or "", []).append(item)
-        for items in grouped.values():
-            items.sort(key=lambda r: (r.executed_at, r.receipt_id))
-        return grouped
+        found = self._many(Receipt, RECEIPT, "receipts", "operation_id = ?", (operation_id,))
+        return sorted(found, key=_receipt_order)
 
     def spans_of_interaction(self, interaction_id: str) -> list[Span]:
-        operations = [o.operation_id for o in self.operations_of(interaction_id)]
-        return self._spans(interaction_id, operations, self._receipts_of(operations))
-
-    def _spans(self, interaction_id: str, operations: Sequence[str],
-               receipts: Mapping[str, Sequence[Receipt]]) -> list[Span]:
-        traces = sorted({r.trace_id for rs in receipts.values() for r in rs if r.trace_id})
-        clauses, params = ["interaction_id = ?"], [interaction_id]
-        if operations:
-            clauses.append(f"operation_id IN ({', '.join('?' for _ in operations)})")
-            params += operations
-        if traces:
-            clauses.append(f"trace_id IN ({', '.join('?' for _ in traces)})")
-            params += traces
-        union = " UNION ".join(f"SELECT {', '.join(SPAN)} FROM spans WHERE {c}" for c in clauses)
-        spans = [_load(Span, SPAN, row) for row in self._rows(union, params)]
-        return sorted(spans, key=lambda s: (s.start_time_unix_nano, s.span_id))
+        statement = self._records_sql[-1]
+        rows = self._rows(statement, (interaction_id,) * statement.count("?"))
+        return sorted((_load(Span, SPAN, row) for row in rows), key=_span_order)
 
     def interaction_records(self, interaction_id: str) -> InteractionRecords | None:
-        interaction = self.interaction(interaction_id)
-        if interaction is None:
+        """Five selects that depend on nothing but the interaction id, sent together
+        (:meth:`SqlDialect.fetch_together`: one round trip on PostgreSQL)."""
+        key = (interaction_id,)
+        rows = self._rows_together([(statement, key * statement.count("?"))
+                                    for statement in self._records_sql])
+        if not rows[0]:
             return None
-        operations = self.operations_of(interaction_id)
+        interaction: Interaction = _load(Interaction, INTERACTION, rows[0][0])
+        operations = sorted((_load(Operation, OPERATION, row) for row in rows[1]), key=_operation_order)
         ids = [o.operation_id for o in operations]
-        receipts = self._receipts_of(ids)
-        evidence = self._evidence_of(ids)
+        receipts = _grouped([_load(Receipt, RECEIPT, row) for row in rows[2]], _receipt_order)
+        evidence = _grouped([_load(Evidence, EVIDENCE, row) for row in rows[3]], _evidence_order)
+        spans = sorted((_load(Span, SPAN, row) for row in rows[4]), key=_span_order)
         return InteractionRecords(
             interaction, operations,
             receipts={i: receipts.get(i, []) for i in ids},
             evidence={i: evidence.get(i, []) for i in ids},
-            spans=self._spans(interaction_id, ids, receipts),
+            spans=spans,
         )
+
+    def _rows_together(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
+        with self._guard():
+            return self._dialect.fetch_together(
+                self._conn("reader"), [(self._dialect.sql(q), tuple(p)) for q, p in statements])
 
     # ------------------------------------------------------------------ digest
 

@@ -3,18 +3,37 @@ operations, receipts, evidence and span timeline. References only, never stored 
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import operator
+from collections.abc import Callable
+from dataclasses import fields
 from typing import Any
 
 from trace_recorder.domain.model import Evidence, Interaction, Operation, Receipt, Span
 from trace_recorder.service_layer.ports import InteractionRecords, TraceView
+
+_SHAPES: dict[type[Any], tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+
+
+def _shape(kind: type[Any]) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
+    shape = _SHAPES.get(kind)
+    if shape is None:
+        names = tuple(f.name for f in fields(kind))
+        shape = _SHAPES[kind] = (names, operator.attrgetter(*names))
+    return shape
+
+
+def _record(item: Any) -> dict[str, Any]:
+    """A record's fields as a dict, in field order: ``dataclasses.asdict`` without its deep
+    copy (the view is encoded at once; nested values are shared, never changed)."""
+    names, get = _shape(type(item))
+    return dict(zip(names, get(item), strict=True))
 
 
 def interaction_summary(interaction: Interaction, operations: list[Operation]) -> dict[str, Any]:
     """The interaction's record; a turn finished ``assembling`` shows what has landed since
     (``complete`` once every operation has its final record; those it counted at its finish
     that are not here yet, their pending record still deferred, are pending too)."""
-    data = asdict(interaction)
+    data = _record(interaction)
     if interaction.evidence_status == "assembling":
         unlanded = max(0, (interaction.operations_at_finish or 0) - len(operations))
         pending = unlanded + sum(not op.final for op in operations)
@@ -26,16 +45,16 @@ def interaction_summary(interaction: Interaction, operations: list[Operation]) -
 
 
 def operation_view(op: Operation, receipts: list[Receipt], evidence: list[Evidence]) -> dict[str, Any]:
-    data = asdict(op)
+    data = _record(op)
     data.pop("result")
     data["result_stored"] = op.final and not op.result_omitted
-    data["execution_receipts"] = [asdict(r) for r in receipts]
-    data["evidence"] = [asdict(e) for e in evidence]
+    data["execution_receipts"] = [_record(r) for r in receipts]
+    data["evidence"] = [_record(e) for e in evidence]
     return data
 
 
 def span_view(span: Span) -> dict[str, Any]:
-    data = asdict(span)
+    data = _record(span)
     data["duration_ms"] = (span.end_time_unix_nano - span.start_time_unix_nano) / 1e6
     return data
 
@@ -56,7 +75,7 @@ def conversation_view(store: TraceView, conversation_id: str) -> dict[str, Any] 
     conversation = store.conversation(conversation_id)
     if conversation is None:
         return None
-    data = asdict(conversation)
+    data = _record(conversation)
     data.pop("interaction_ids")
     data["interactions"] = [
         {**interaction_summary(i, _assembling(store, i)),
