@@ -3,10 +3,18 @@
 Publishes ``events`` trace events in the proportions of managed calls (per interaction: a
 start, a finish and four calls; per call a pending and a final operation record, a retrieval
 evidence, tool-executor's receipt and four spans) to fresh topics, then runs the real service
-(``python -m trace_recorder``) on each store:
+(``python -m trace_recorder``) on each store.
+
+An *event* is one fact the view folds: an interaction start or finish, an operation record, an
+evidence, a receipt, or one span. Spans travel as the services write them since issue 16: each
+service's batch span processor sends the spans it gathered as ``trace.spans.exported`` records
+(``bkn_common.span_export.batch_records``: up to 128 spans a record); here each service flushes
+once every ``SPAN_FLUSH_INTERACTIONS`` interactions (its 500 ms export interval at about 200
+managed calls per second). So there are fewer Kafka *records* than events (``records``).
 
 * ``ingest_events_per_s``: events / (process start -> ``/readyz`` green), folding from offset
-  zero into an empty SQLite file and an empty PostgreSQL schema;
+  zero into an empty SQLite file and an empty PostgreSQL schema (``ingest_records_per_s``: the
+  same in Kafka records);
 * on PostgreSQL (the deployment store): ``rss_mb`` after the fold, ``restart_ready_s`` (kill -9
   -> ``/readyz`` green, resuming from the stored offsets) and ``interaction_view_p50_ms``
   (``GET /internal/v1/interactions/{id}`` of random interactions, signed like a mesh service).
@@ -43,16 +51,23 @@ from bkn_common.kafka import ensure_topics
 from bkn_common.keys import event_key
 from bkn_common.mesh_auth import MeshSigner
 from bkn_common.mesh_http import MeshAuth
+from bkn_common.span_export import MAX_SPANS_PER_RECORD
 from bkn_common.topics import topic_for_event
 
 ROOT = Path(__file__).resolve().parents[1]
 CALLS = 4  # managed calls per interaction
-PER_INTERACTION = 2 + CALLS * 8
+SPANS = ("gateway", "tool-executor", "tool-executor", "trace-recorder")  # per call, by service
+PER_INTERACTION = 2 + CALLS * (4 + len(SPANS))  # events (facts), spans counted one by one
+SPAN_FLUSH_INTERACTIONS = 25
 
 
 def workload(events: int) -> Iterator[ev.Event]:
+    """About ``events`` facts (see the module docstring): records in the order the services
+    write them, each service's spans in batch records."""
     t0 = datetime.now(UTC) - timedelta(hours=1)
-    for n in range(max(1, events // PER_INTERACTION)):
+    interactions = max(1, events // PER_INTERACTION)
+    gathered: dict[str, list[ev.SpanExported]] = {}
+    for n in range(interactions):
         conv, inter, at = f"conv_{n:012x}", f"int_{n:012x}", t0 + timedelta(milliseconds=n)
         yield ev.InteractionStarted(conversation_id=conv, interaction_id=inter, new_conversation=True,
                                     account="bench", agent_name="bench", question=f"question {n}",
@@ -75,35 +90,46 @@ def workload(events: int) -> Iterator[ev.Event]:
                 capability_type="function", caller="bench", proxy_id="px", arguments_hash="ah",
                 outcome="succeeded", status_code=200, latency_ms=12.5, executed_at=at, trace_id=trace)
             start = int(at.timestamp() * 1e9)
-            for s, service in enumerate(("gateway", "tool-executor", "tool-executor", "trace-recorder")):
-                yield ev.SpanExported(
+            for s, service in enumerate(SPANS):
+                gathered.setdefault(service, []).append(ev.SpanExported(
                     trace_id=trace, span_id=f"{s:04x}{n:012x}", name=f"step {s}", service_name=service,
                     kind="internal", start_time_unix_nano=start + s, end_time_unix_nano=start + 1000 + s,
-                    status="ok", attributes={"bkn.operation_id": op, "bkn.interaction_id": inter})
+                    status="ok", attributes={"bkn.operation_id": op, "bkn.interaction_id": inter}))
         yield ev.InteractionFinished(
             conversation_id=conv, interaction_id=inter, outcome="completed", answer="done",
             execution_status="succeeded", evidence_status="complete", finished_at=at, operations=CALLS)
+        if (n + 1) % SPAN_FLUSH_INTERACTIONS == 0 or n + 1 == interactions:
+            for spans in gathered.values():
+                for i in range(0, len(spans), MAX_SPANS_PER_RECORD):
+                    yield ev.SpansExported(spans=tuple(spans[i:i + MAX_SPANS_PER_RECORD]))
+            gathered.clear()
 
 
-async def publish(bootstrap: str, prefix: str, events: int) -> int:
+def facts(event: ev.Event) -> int:
+    """How many events (facts) a record carries."""
+    return len(event.spans) if isinstance(event, ev.SpansExported) else 1
+
+
+async def publish(bootstrap: str, prefix: str, events: int) -> tuple[int, int]:
     await ensure_topics(bootstrap, prefix)
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=20,
                                 max_batch_size=1 << 20)
     await producer.start()
-    sent = 0
+    sent = records = 0
     try:
         pending = []
         for event in workload(events):
             pending.append(await producer.send(topic_for_event(event).full_name(prefix),
                                                encode_event(event), key=event_key(event)))
-            sent += 1
+            sent += facts(event)
+            records += 1
             if len(pending) >= 20_000:
                 await asyncio.gather(*pending)
                 pending.clear()
         await asyncio.gather(*pending)
     finally:
         await producer.stop()
-    return sent
+    return sent, records
 
 
 def _free_port() -> int:
@@ -169,7 +195,7 @@ def measure(events: int = 1_000_000) -> dict[str, Any]:
     """See the module docstring."""
     bootstrap = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092")
     prefix = f"bench-views-{uuid.uuid4().hex[:8]}."
-    sent = asyncio.run(publish(bootstrap, prefix, events))
+    sent, records = asyncio.run(publish(bootstrap, prefix, events))
     secret = secrets.token_urlsafe(32)
     folder = Path(tempfile.mkdtemp(prefix="bench-trace-views-"))
     base = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "TOPIC_PREFIX": prefix,
@@ -181,7 +207,11 @@ def measure(events: int = 1_000_000) -> dict[str, Any]:
         "postgresql": {"TRACE_RECORDER_STORE": "postgresql", "TRACE_RECORDER_DATABASE_URL": _postgres_url(),
                        "TRACE_RECORDER_DATABASE_SCHEMA": schema},
     }
-    result: dict[str, Any] = {"events": sent, "ingest_events_per_s": {}}
+    result: dict[str, Any] = {
+        "events": sent, "records": records,
+        "events_are": "facts folded: interaction starts and finishes, operation records, evidence, "
+                      f"receipts and spans one by one; spans in batch records of up to {MAX_SPANS_PER_RECORD}",
+        "ingest_events_per_s": {}, "ingest_records_per_s": {}}
     for name, store_env in stores.items():
         port = _free_port()
         env = {**base, **store_env, "TRACE_RECORDER_PORT": str(port)}
@@ -189,6 +219,7 @@ def measure(events: int = 1_000_000) -> dict[str, Any]:
         try:
             fold_s = _ready(port, process)
             result["ingest_events_per_s"][name] = round(sent / fold_s)
+            result["ingest_records_per_s"][name] = round(records / fold_s)
             if name == "postgresql":
                 result["rss_mb"] = _rss_mb(process.pid)
                 process.send_signal(signal.SIGKILL)
