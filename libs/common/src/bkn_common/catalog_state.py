@@ -114,7 +114,7 @@ class CatalogState:
             toolboxes={e.id: e for e in map(ev.ToolboxUpserted.model_validate, data["toolboxes"])},
             servers={e.id: e for e in map(ev.McpServerUpserted.model_validate, data["mcp_servers"])},
             skills={e.id: e for e in map(ev.SkillUpserted.model_validate, data["skills"])},
-            bindings={kn: {r.key: r for r in refs} for kn, refs in from_ref_table(data["bindings"]).items()},
+            bindings=keyed_ref_table(data["bindings"]),
             owner_states={(str(k), str(o)): str(v) for k, o, v in data["owner_states"]},
             tool_states={(str(o), str(t)): bool(v) for o, t, v in data["tool_states"]},
             proxies={str(k): (str(p), bool(v)) for k, p, v in data["proxies"]},
@@ -204,6 +204,19 @@ def from_ref_table(table: dict[str, Any]) -> dict[str, list[ev.CapabilityRef]]:
     """The lists :func:`ref_table` wrote (each distinct ref built once, then shared; the refs
     were validated when first folded and the file is checksummed, so they are not validated
     again)."""
-    refs = [ev.CapabilityRef.model_construct(capability_type=t, capability_id=str(i), owner_id=o)
-            for t, i, o in table["refs"]]
+    refs = _table_refs(table)
     return {name: [refs[at] for at in positions] for name, positions in table["lists"].items()}
+
+
+def keyed_ref_table(table: dict[str, Any]) -> dict[str, dict[str, ev.CapabilityRef]]:
+    """:func:`from_ref_table`'s lists as dicts by :attr:`~bkn_common.events.CapabilityRef.key`
+    (each distinct ref's key computed once: 10,000 capabilities bound on 200 networks are
+    100,000 entries but 10,000 keys)."""
+    refs = _table_refs(table)
+    keys = [r.key for r in refs]
+    return {name: {keys[at]: refs[at] for at in positions} for name, positions in table["lists"].items()}
+
+
+def _table_refs(table: dict[str, Any]) -> list[ev.CapabilityRef]:
+    return [ev.CapabilityRef.model_construct(capability_type=t, capability_id=str(i), owner_id=o)
+            for t, i, o in table["refs"]]
