@@ -80,3 +80,47 @@ async def test_a_refused_publish_leaves_the_final_receipt_for_recovery() -> None
     with pytest.raises(ConnectionError):
         await publication.record(receipt("r", known=True))
     assert journal.entries["r"].outcome_known  # settled: recovery publishes the known outcome
+
+
+class SlowLease(MemoryReceiptJournal):
+    """A lease that Redis grants only when ``grant`` is set (or refuses: Redis away)."""
+
+    def __init__(self, refuse: bool = False) -> None:
+        super().__init__()
+        self.asked, self.grant, self.refuse = asyncio.Event(), asyncio.Event(), refuse
+
+    async def claim(self, receipt_id: str, seconds: float) -> bool:
+        self.asked.set()
+        await self.grant.wait()
+        if self.refuse:
+            raise ConnectionError("Redis away")
+        return await super().claim(receipt_id, seconds)
+
+
+async def test_the_receipt_is_sent_while_the_lease_is_being_taken() -> None:
+    journal, broker = SlowLease(), SlowBroker()
+    await journal.open(receipt("r", known=False), deadline=1.0)
+    publication = ReceiptPublication(journal, broker)
+    publishing = asyncio.create_task(publication.record(receipt("r", known=True)))
+    await asyncio.wait_for(broker.sending.wait(), 5)  # sent before Redis answered the lease
+    assert journal.asked.is_set() and not publishing.done()
+    broker.ack.set()
+    await asyncio.sleep(0)
+    assert not publishing.done() and "r" in journal.entries  # waits for the lease before closing
+    journal.grant.set()
+    await publishing
+    await publication.drain()
+    assert len(broker.events) == 1 and journal.entries == {}
+    recovery = ReceiptRecovery(journal, Published(), clock=lambda: 2.0)
+    assert await recovery.sweep() == 0
+
+
+async def test_a_lease_redis_refuses_does_not_stop_the_receipt() -> None:
+    journal, broker = SlowLease(refuse=True), Published()
+    journal.grant.set()
+    await journal.open(receipt("r", known=False), deadline=1.0)
+    publication = ReceiptPublication(journal, broker)
+    await publication.record(receipt("r", known=True))
+    await publication.drain()
+    assert [(e.receipt_id, e.outcome_known) for e in broker.events] == [("r", True)]  # type: ignore[attr-defined]
+    assert journal.entries == {}

@@ -7,7 +7,8 @@ broker away longer than the entry's grace), and an entry stayed open after its r
 on Kafka because closing it failed once (a Redis connection the restarted server had closed).
 So the executor leases its entry (the lease recovery takes, ``PUBLISH_LEASE_SECONDS``, longer
 than a producer waits for an acknowledgement) before it publishes, and retries a failed close
-while that lease holds. Left: an executor that stops between the broker's acknowledgement
+while that lease holds (the lease's Redis round trip runs alongside the produce request,
+not before it). Left: an executor that stops between the broker's acknowledgement
 and the close; recovery publishes that receipt once more (trace-recorder keeps the known
 outcome). Without Redis the lease is skipped: the entry is then unlocked, as before.
 """
@@ -39,15 +40,22 @@ class ReceiptPublication:
 
     async def record(self, receipt: ev.ExecutionReceiptRecorded) -> None:
         """Publish the final receipt (acks=all) under the entry's lease; then close the entry
-        off the path. If Kafka refuses it, the entry keeps the final receipt for recovery."""
-        with contextlib.suppress(Exception):  # Redis away: publish anyway, unleased
-            await self._journal.claim(receipt.receipt_id, PUBLISH_LEASE_SECONDS)
-        try:
-            await self._receipts.publish(receipt)
-        except Exception:
+        off the path. If Kafka refuses it, the entry keeps the final receipt for recovery.
+
+        The lease is taken while the receipt is being sent, not before it (the caller no
+        longer waits for a Redis round trip ahead of Kafka's): recovery only takes an entry
+        past its deadline, and whether it got there first depends on which lease Redis set
+        first, not on when the produce request left. Both have settled before the entry is
+        closed."""
+        _, published = await asyncio.gather(
+            self._journal.claim(receipt.receipt_id, PUBLISH_LEASE_SECONDS),
+            self._receipts.publish(receipt),
+            return_exceptions=True,  # a failed claim (Redis away): published anyway, unleased
+        )
+        if isinstance(published, BaseException):
             with contextlib.suppress(Exception):
                 await self._journal.settle(receipt)
-            raise
+            raise published
         self._closing.spawn(self._close_leased(receipt.receipt_id))
 
     async def close(self, receipt_id: str) -> None:
