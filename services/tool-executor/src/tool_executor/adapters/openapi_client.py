@@ -1,24 +1,69 @@
-"""Calls OpenAPI upstreams with httpx (one pooled client per process)."""
+"""Calls OpenAPI upstreams with aiohttp (one keep-alive pool per process, opened on first use:
+an aiohttp session belongs to the running event loop).
+
+aiohttp, not httpx: the upstream call is on every managed execution's path, and an aiohttp
+call costs about a third of an httpx one in CPU (gateway/adapters/internal.py measured its
+hops: 0.56 ms against 1.54 ms, client and server). Query values and the JSON body are
+encoded as httpx encoded them (``true``/``false``, an empty value for None, one pair per
+list item, ``+`` for a space; compact UTF-8 JSON), so an upstream sees the same request.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlencode
 
-import httpx
+import aiohttp
+from yarl import URL
 
 from tool_executor.domain.openapi import HttpRequestPlan
 from tool_executor.service_layer.ports import UpstreamResponse, UpstreamTimeout, UpstreamUnreachable
 
 
+def _text(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return "" if value is None else str(value)
+
+
+def query_pairs(params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A plan's query parameters as (name, value) pairs, one per item of a list value."""
+    pairs: list[tuple[str, str]] = []
+    for name, value in params.items():
+        items = value if isinstance(value, list | tuple) else [value]
+        pairs.extend((name, _text(item)) for item in items)
+    return pairs
+
+
+def request_url(url: str, params: Mapping[str, Any]) -> URL:
+    """The plan's URL with its query parameters appended (form-encoded, as httpx did), as
+    the upstream receives it."""
+    base = URL(url)
+    if not params:
+        return base
+    query = urlencode(query_pairs(params))
+    return URL(f"{base}{'&' if base.raw_query_string else '?'}{query}", encoded=True)
+
+
+def json_body(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
 class OpenApiClient:
-    """The :class:`~tool_executor.service_layer.ports.OpenApiUpstream` port over httpx."""
+    """The :class:`~tool_executor.service_layer.ports.OpenApiUpstream` port over aiohttp."""
 
     def __init__(self, max_response_bytes: int) -> None:
-        self._client = httpx.AsyncClient(
-            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
-            follow_redirects=False,
-        )
+        self._session: aiohttp.ClientSession | None = None
         self._max = max_response_bytes
+
+    def _pool(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=200))
+        return self._session
 
     async def call(
         self, plan: HttpRequestPlan, timeout: float, proxy_id: str, execution: dict[str, str] | None = None
@@ -27,30 +72,32 @@ class OpenApiClient:
         invocation ids). A timeout raises UpstreamTimeout, another transport failure
         UpstreamUnreachable."""
         headers = {**plan.headers, **(execution or {}), "X-BKN-Proxy-Identity": proxy_id}
+        data = None
+        if plan.json_body is not None:
+            data = json_body(plan.json_body)
+            if not any(name.lower() == "content-type" for name in headers):
+                headers["Content-Type"] = "application/json"
         try:
-            response = await self._client.request(
-                plan.method,
-                plan.url,
-                params=plan.params or None,
-                headers=headers,
-                json=plan.json_body,
-                timeout=timeout,
-            )
-        except httpx.TimeoutException as exc:
-            raise UpstreamTimeout(str(exc)) from exc
-        except httpx.HTTPError as exc:
+            async with self._pool().request(
+                plan.method, request_url(plan.url, plan.params), headers=headers, data=data,
+                allow_redirects=False, timeout=aiohttp.ClientTimeout(total=timeout),
+            ) as response:
+                raw = await response.read()
+                status, content_type = response.status, response.headers.get("content-type", "")
+        except TimeoutError as exc:  # aiohttp's timeouts are TimeoutErrors too
+            raise UpstreamTimeout(str(exc) or "upstream timed out") from exc
+        except aiohttp.ClientError as exc:
             raise UpstreamUnreachable(exc) from exc
-        content = response.content[: self._max]
-        content_type = response.headers.get("content-type", "")
         body: Any
         if "json" in content_type:
             try:
-                body = response.json()
+                body = json.loads(raw)
             except ValueError:
-                body = content.decode(errors="replace")
+                body = raw[: self._max].decode(errors="replace")
         else:
-            body = content.decode(errors="replace")
-        return UpstreamResponse(response.status_code, body, content_type)
+            body = raw[: self._max].decode(errors="replace")
+        return UpstreamResponse(status, body, content_type)
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._session is not None:
+            await self._session.close()

@@ -6,7 +6,7 @@ wired in ``bootstrap.py``; each port with state has one contract suite in ``test
   (``adapters/memory_journal.py``);
 - :class:`ActionLedger`: Redis (``adapters/action_ledger.py``), memory
   (``adapters/memory_action_ledger.py``);
-- :class:`OpenApiUpstream`: httpx (``adapters/openapi_client.py``);
+- :class:`OpenApiUpstream`: aiohttp (``adapters/openapi_client.py``);
 - :class:`McpUpstream`: the MCP SDK's Streamable HTTP client (``adapters/mcp_client.py``);
 - the sandbox: :class:`tool_executor.service_layer.sandbox.Sandbox`.
 """

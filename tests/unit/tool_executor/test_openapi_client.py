@@ -1,0 +1,34 @@
+"""The OpenAPI upstream request as sent: query values and the JSON body encoded as httpx
+encoded them before the client moved to aiohttp, so an upstream sees the same request."""
+
+from __future__ import annotations
+
+import httpx
+
+from tool_executor.adapters.openapi_client import json_body, query_pairs, request_url
+
+PARAMS = {"q": "a b/ü&x", "flag": True, "off": False, "none": None, "ids": [1, "two"], "n": 1.5}
+
+
+def test_query_values_are_encoded_as_httpx_encoded_them() -> None:
+    ours = request_url("http://up.example/fx/convert", PARAMS)
+    theirs = httpx.Request("GET", "http://up.example/fx/convert", params=PARAMS).url
+    assert str(ours) == str(theirs)
+    assert ours.raw_query_string == theirs.query.decode()
+
+
+def test_a_url_that_has_a_query_keeps_it_and_gains_the_parameters() -> None:
+    assert str(request_url("http://up.example/x?v=1", {"flag": False})) == "http://up.example/x?v=1&flag=false"
+
+
+def test_without_parameters_the_url_is_unchanged() -> None:
+    assert str(request_url("http://up.example/items/a%2Fb", {})) == "http://up.example/items/a%2Fb"
+
+
+def test_list_items_are_one_pair_each() -> None:
+    assert query_pairs({"ids": (1, 2), "x": None}) == [("ids", "1"), ("ids", "2"), ("x", "")]
+
+
+def test_the_json_body_is_compact_utf8_as_httpx_sent_it() -> None:
+    body = {"amount": 1200, "note": "汇率", "nested": [1, {"a": None}]}
+    assert json_body(body) == httpx.Request("POST", "http://up.example/", json=body).content
