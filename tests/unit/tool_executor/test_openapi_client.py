@@ -32,3 +32,11 @@ def test_list_items_are_one_pair_each() -> None:
 def test_the_json_body_is_compact_utf8_as_httpx_sent_it() -> None:
     body = {"amount": 1200, "note": "汇率", "nested": [1, {"a": None}]}
     assert json_body(body) == httpx.Request("POST", "http://up.example/", json=body).content
+
+
+def test_the_execute_answer_keeps_every_digit_of_a_long_integer() -> None:
+    from bkn_common import json_codec
+    from tool_executor.service_layer.execution import ExecutionOutcome
+
+    outcome = ExecutionOutcome("rcpt_1", "succeeded", 200, {"id": 12345678901234567890123, "x": "汇率"}, 1.0, [])
+    assert json_codec.loads(json_codec.dumps(outcome.as_dict()))["body"]["id"] == 12345678901234567890123

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common import events as ev
+from bkn_common import json_codec
 from bkn_common.http import request_language
 from tool_executor.service_layer.catalog_view import list_mounted, resolve
 from tool_executor.service_layer.execution import ExecuteCommand, ToolExecutor
@@ -56,11 +57,13 @@ def router(executor: ToolExecutor, skills: SkillService) -> APIRouter:
     api = APIRouter(prefix="/internal/v1")
 
     @api.post("/execute")
-    async def execute(body: ExecuteBody, account: Account, request: Request) -> dict[str, Any]:
+    async def execute(body: ExecuteBody, account: Account, request: Request) -> Response:
         outcome = await executor.execute(
             ExecuteCommand(caller=account, language=request_language(request), **body.model_dump())
         )
-        return outcome.as_dict()
+        # plain JSON types already (the tool's body as parsed): encoded once, without FastAPI's
+        # walk over the whole body first
+        return Response(json_codec.dumps(outcome.as_dict()), media_type="application/json")
 
     @api.post("/capabilities/resolve")
     async def resolve_capabilities(body: ResolveBody) -> dict[str, Any]:
