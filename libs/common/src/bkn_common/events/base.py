@@ -18,6 +18,7 @@ run the same event models, so a record decodes to the same event either way.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -70,7 +71,7 @@ def register_event(cls: E) -> E:
     if existing is not None and existing is not cls:
         raise ValueError(f"event type {cls.type!r} registered twice")
     _REGISTRY[cls.type] = cls
-    _FAST.clear()
+    _envelope_adapter.cache_clear()
     return cls
 
 
@@ -116,23 +117,20 @@ def decode_payload(raw: bytes | None) -> Event:
     return _decode(raw)[0]
 
 
-# the envelope adapter over the registered types, built at first use after a registration
-_FAST: list[TypeAdapter[Any]] = []
-
-
+@functools.cache
 def _envelope_adapter() -> TypeAdapter[Any]:
-    if not _FAST:
-        envelopes = []
-        for cls in _REGISTRY.values():
-            tag: Any = Literal[cls.type]
-            envelopes.append(create_model(
-                f"_{cls.__name__}Envelope", __config__=ConfigDict(extra="ignore"),
-                type=(tag, ...), schema_version=(StrictInt, ...),
-                event_id=(Any, ""), occurred_at=(Any, None), data=(cls, ...),
-            ))
-        union: Any = Union[tuple(envelopes)]  # noqa: UP007 (built at run time)
-        _FAST.append(TypeAdapter(Annotated[union, Field(discriminator="type")]))
-    return _FAST[0]
+    """The envelope adapter over the registered types (built at first use after a
+    registration)."""
+    envelopes = []
+    for cls in _REGISTRY.values():
+        tag: Any = Literal[cls.type]
+        envelopes.append(create_model(
+            f"_{cls.__name__}Envelope", __config__=ConfigDict(extra="ignore"),
+            type=(tag, ...), schema_version=(StrictInt, ...),
+            event_id=(Any, ""), occurred_at=(Any, None), data=(cls, ...),
+        ))
+    union: Any = Union[tuple(envelopes)]  # noqa: UP007 (built at run time)
+    return TypeAdapter(Annotated[union, Field(discriminator="type")])
 
 
 def _decode_current(raw: bytes | None) -> tuple[Event, str, datetime] | None:

@@ -3,6 +3,7 @@ operations, receipts, evidence and span timeline. References only, never stored 
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable
 from dataclasses import fields
@@ -11,15 +12,11 @@ from typing import Any
 from trace_recorder.domain.model import Evidence, Interaction, Operation, Receipt, Span
 from trace_recorder.service_layer.ports import InteractionRecords, TraceView
 
-_SHAPES: dict[type[Any], tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
 
-
+@functools.cache
 def _shape(kind: type[Any]) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
-    shape = _SHAPES.get(kind)
-    if shape is None:
-        names = tuple(f.name for f in fields(kind))
-        shape = _SHAPES[kind] = (names, operator.attrgetter(*names))
-    return shape
+    names = tuple(f.name for f in fields(kind))
+    return names, operator.attrgetter(*names)
 
 
 def _record(item: Any) -> dict[str, Any]:
