@@ -22,7 +22,7 @@ def _shape(kind: type[Any]) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any,
 def _record(item: Any) -> dict[str, Any]:
     """A record's fields as a dict, in field order: ``dataclasses.asdict`` without its deep
     copy (the view is encoded at once; nested values are shared, never changed)."""
-    names, get = _shape(type(item))
+    names, get = _shape(item.__class__)
     return dict(zip(names, get(item), strict=True))
 
 
