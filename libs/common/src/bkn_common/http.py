@@ -16,6 +16,7 @@ from opentelemetry.trace import SpanKind
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bkn_common import json_codec
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import Language, negotiate_language
 
@@ -60,6 +61,12 @@ class RequestIdMiddleware:
             await send(message)
 
         await self.app(scope, receive, with_header)
+
+
+def json_response(data: Any, headers: Mapping[str, str] | None = None) -> Response:
+    """``data`` (plain JSON types already) encoded once by :mod:`bkn_common.json_codec` (orjson,
+    every digit of a long integer kept), without FastAPI's validate-and-dump pass over it."""
+    return Response(json_codec.dumps(data), media_type="application/json", headers=headers)
 
 
 def error_response(request: Request, error: ApiError) -> JSONResponse:

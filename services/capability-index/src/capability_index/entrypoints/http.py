@@ -8,7 +8,7 @@ from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common import events as ev
-from bkn_common import json_codec
+from bkn_common.http import json_response
 from capability_index.service_layer.projection import CapabilityIndex
 
 
@@ -50,8 +50,7 @@ def router(index: CapabilityIndex) -> APIRouter:
         }
         if body.resolve:
             answer["resolved"] = index.resolve(body.kn_id, [h.ref for h in result.hits])
-        # plain JSON types already: encoded once, without FastAPI's validate-and-dump pass
-        return Response(json_codec.dumps(answer), media_type="application/json")
+        return json_response(answer)
 
     @api.post("/describe")
     async def describe(body: DescribeBody) -> dict[str, object]:

@@ -34,7 +34,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bkn_common.json_codec import dumps, loads
+from bkn_common.http import json_response
+from bkn_common.json_codec import loads
 
 log = logging.getLogger(__name__)
 
@@ -113,4 +114,4 @@ async def answer(server: Server[Any], request: Request, message: dict[str, Any])
             log.exception("MCP %s handler raised", message["method"])
             error = ErrorData(code=INTERNAL_ERROR, message="Internal server error")
         reply["error"] = error.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return Response(dumps(reply), media_type="application/json")
+    return json_response(reply)

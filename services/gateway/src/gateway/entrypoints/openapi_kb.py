@@ -10,9 +10,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from bkn_common import json_codec
 from bkn_common.errors import ApiError
-from bkn_common.http import request_id, request_language
+from bkn_common.http import json_response, request_id, request_language
 from bkn_common.openapi_errors import as_openapi_error
 from gateway.adapters.identity import Authenticator
 from gateway.entrypoints.auth import call_context
@@ -50,8 +49,7 @@ def router(deps: Deps, authenticator: Authenticator) -> APIRouter:
             error = as_openapi_error(exc, request_language(request))
             return JSONResponse(error.render(request_language(request), request_id(request)),
                                 status_code=error.status)
-        return Response(json_codec.dumps(outcome.data), media_type="application/json",
-                        headers=outcome_headers(outcome))
+        return json_response(outcome.data, outcome_headers(outcome))
 
     @api.get("/tree")
     async def tree(kb_id: str, request: Request) -> Response:

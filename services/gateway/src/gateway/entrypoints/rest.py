@@ -9,6 +9,7 @@ from fastapi.responses import Response
 
 from bkn_common import json_codec
 from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.http import json_response
 from bkn_common.toon import TOON_MEDIA_TYPE, encode_toon
 from gateway.adapters.identity import Authenticator
 from gateway.entrypoints.auth import call_context
@@ -21,7 +22,7 @@ PREFIX = "/api/agent-retrieval/v1"
 def render(data: Any, response_format: str, headers: dict[str, str]) -> Response:
     if response_format == "toon":
         return Response(encode_toon(data), media_type=TOON_MEDIA_TYPE, headers=headers)
-    return Response(json_codec.dumps(data), media_type="application/json", headers=headers)
+    return json_response(data, headers)
 
 
 def outcome_headers(outcome: ToolOutcome) -> dict[str, str]:

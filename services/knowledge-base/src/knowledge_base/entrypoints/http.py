@@ -9,12 +9,10 @@ of 10 items cost 1 ms there).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from bkn_common import json_codec
-from bkn_common.http import request_language
+from bkn_common.http import json_response, request_language
 from bkn_common.openapi_errors import OpenApiCode, OpenApiError
 from knowledge_base.domain import errors
 from knowledge_base.service_layer import reading
@@ -44,10 +42,6 @@ def _bool(request: Request, name: str) -> bool:
     return raw in ("true", "1")
 
 
-def _json(data: dict[str, Any]) -> Response:
-    return Response(json_codec.dumps(data), media_type="application/json")
-
-
 def reader_dependency(settings: KnowledgeBaseSettings, limiter: RateLimiter) -> ReaderFor:
     async def reader_for(request: Request) -> Reader:
         account = request.headers.get("x-bkn-account")
@@ -73,8 +67,8 @@ def router(state: KnowledgeState, searcher: Searcher, reader_for: ReaderFor) -> 
     @api.get("/tree")
     async def tree(kb_id: str, request: Request) -> Response:
         q = request.query_params
-        return _json(reading.list_tree(state, await reader_for(request), kb_id, q.get("parentPath"),
-                                       q.get("cursor"), _int(request, "limit"), q.get("entryType")))
+        return json_response(reading.list_tree(state, await reader_for(request), kb_id, q.get("parentPath"),
+                                               q.get("cursor"), _int(request, "limit"), q.get("entryType")))
 
     @api.get("/files/search")
     async def search(kb_id: str, request: Request) -> Response:
@@ -82,27 +76,27 @@ def router(state: KnowledgeState, searcher: Searcher, reader_for: ReaderFor) -> 
         body = SearchRequest(kb_id, q.get("query") or "", q.get("mode") or "hybrid",
                              _int(request, "graphDepth"), _int(request, "graphFanout"),
                              _bool(request, "rerank"), _int(request, "limit"), q.get("cursor"))
-        return _json(await searcher.search(await reader_for(request), body, request_language(request)))
+        return json_response(await searcher.search(await reader_for(request), body, request_language(request)))
 
     @api.get("/files/content")
     async def content_by_path(kb_id: str, request: Request) -> Response:
         path = request.query_params.get("path")
         file_id = request.query_params.get("fileId")
-        return _json(reading.read_file(state, await reader_for(request), kb_id, file_id, path))
+        return json_response(reading.read_file(state, await reader_for(request), kb_id, file_id, path))
 
     @api.get("/files/{file_id}")
     async def get_file(kb_id: str, file_id: str, request: Request) -> Response:
-        return _json(reading.get_file(state, await reader_for(request), kb_id, file_id))
+        return json_response(reading.get_file(state, await reader_for(request), kb_id, file_id))
 
     @api.get("/files/{file_id}/content")
     async def content_by_id(kb_id: str, file_id: str, request: Request) -> Response:
-        return _json(reading.read_file(state, await reader_for(request), kb_id, file_id, None))
+        return json_response(reading.read_file(state, await reader_for(request), kb_id, file_id, None))
 
     @api.get("/files/{file_id}/related")
     async def related(kb_id: str, file_id: str, request: Request) -> Response:
         q = request.query_params
-        return _json(reading.read_related(state, await reader_for(request), kb_id, file_id,
-                                          q.get("cursor"), _int(request, "limit")))
+        return json_response(reading.read_related(state, await reader_for(request), kb_id, file_id,
+                                                  q.get("cursor"), _int(request, "limit")))
 
     @api.get("/graph/expand")
     async def expand(kb_id: str, request: Request) -> Response:
@@ -110,8 +104,8 @@ def router(state: KnowledgeState, searcher: Searcher, reader_for: ReaderFor) -> 
         file_id = q.get("fileId")
         if not file_id:
             raise errors.validation("fileId is required", field="fileId")
-        return _json(reading.expand_graph(state, await reader_for(request), kb_id, file_id,
-                                          _int(request, "depth"), _int(request, "fanout"),
-                                          _int(request, "limit"), q.get("cursor")))
+        return json_response(reading.expand_graph(state, await reader_for(request), kb_id, file_id,
+                                                  _int(request, "depth"), _int(request, "fanout"),
+                                                  _int(request, "limit"), q.get("cursor")))
 
     return api

@@ -9,8 +9,7 @@ from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from bkn_common import events as ev
-from bkn_common import json_codec
-from bkn_common.http import request_language
+from bkn_common.http import json_response, request_language
 from tool_executor.service_layer.catalog_view import list_mounted, resolve
 from tool_executor.service_layer.execution import ExecuteCommand, ToolExecutor
 from tool_executor.service_layer.skills import SkillService
@@ -61,9 +60,7 @@ def router(executor: ToolExecutor, skills: SkillService) -> APIRouter:
         outcome = await executor.execute(
             ExecuteCommand(caller=account, language=request_language(request), **body.model_dump())
         )
-        # plain JSON types already (the tool's body as parsed): encoded once, without FastAPI's
-        # walk over the whole body first
-        return Response(json_codec.dumps(outcome.as_dict()), media_type="application/json")
+        return json_response(outcome.as_dict())  # the tool's body as parsed: plain JSON types
 
     @api.post("/capabilities/resolve")
     async def resolve_capabilities(body: ResolveBody) -> dict[str, Any]:

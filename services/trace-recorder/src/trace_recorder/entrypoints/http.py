@@ -9,9 +9,8 @@ from fastapi import APIRouter, FastAPI, Header, Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.responses import Response
 
-from bkn_common import json_codec
 from bkn_common.errors import ApiError
-from bkn_common.http import error_response
+from bkn_common.http import error_response, json_response
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.service_layer.health import Health
 from trace_recorder.service_layer.interactions import FinishCommand, Lifecycle, StartCommand
@@ -133,7 +132,7 @@ def router(
         if view is None or not _owned(account, view["account"]):
             raise ApiError(TraceCode.CONVERSATION_NOT_FOUND, 404,
                            params={"conversation_id": conversation_id})
-        return _json(view)
+        return json_response(view)
 
     @api.get("/interactions/{interaction_id}")
     async def interaction(interaction_id: str, account: OptionalAccount = None) -> Response:
@@ -141,15 +140,9 @@ def router(
         if records is None or not _owned(account, records.interaction.account):
             raise ApiError(TraceCode.INTERACTION_NOT_FOUND, 404,
                            params={"interaction_id": interaction_id})
-        return _json(interaction_view(records))
+        return json_response(interaction_view(records))
 
     return api
-
-
-def _json(view: dict[str, Any]) -> Response:
-    """The views are plain JSON types already: encoded once, without FastAPI's
-    validate-and-dump pass over every operation, receipt, evidence and span."""
-    return Response(json_codec.dumps(view), media_type="application/json")
 
 
 def install_trace_errors(app: FastAPI) -> None:
