@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import math
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
 from bkn_common import events as ev
-from bkn_common.events.base import Event, _decode, _decode_current, register_event, register_upcaster
+from bkn_common.events.base import _decode, _decode_current
 
 AT = datetime(2026, 12, 2, 7, 0, tzinfo=UTC)
 SAMPLES: list[ev.Event] = [
@@ -102,20 +102,3 @@ def test_other_records_are_left_to_the_step_by_step_path(raw: bytes | None) -> N
         assert poison.value.reason == exc.reason
     else:
         assert ev.decode_payload(raw) == want
-
-
-def test_an_old_version_is_upcast_and_a_type_registered_later_is_decoded_in_one_pass() -> None:
-    @register_event
-    class Later(Event):
-        type: ClassVar[str] = "test.decoding.later"
-        schema_version: ClassVar[int] = 2
-        name: str
-
-    register_upcaster("test.decoding.later", 1, lambda data: {"name": data["old"]})
-    current = json.dumps({"type": "test.decoding.later", "schema_version": 2, "event_id": "x",
-                          "occurred_at": "2026-12-02T07:00:00+00:00", "data": {"name": "v"}}).encode()
-    old = json.dumps({"type": "test.decoding.later", "schema_version": 1, "event_id": "x",
-                      "occurred_at": "2026-12-02T07:00:00+00:00", "data": {"old": "v"}}).encode()
-    assert _decode_current(current) is not None
-    assert _decode_current(old) is None
-    assert ev.decode_payload(current) == ev.decode_payload(old) == Later(name="v")
