@@ -35,11 +35,8 @@ try:
 except ImportError:  # running from a checkout without PYTHONPATH
     sys.path.insert(0, str(REPO / "services" / "capability-index" / "src"))
     from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
-from capability_index.domain.embeddings import (  # noqa: E402
-    Embedder,
-    EmbeddingsUnavailable,
-    embedder_from_setting,
-)
+from capability_index.adapters.embedders import embedder_from_setting  # noqa: E402
+from capability_index.domain.embeddings import Embedder, EmbeddingsUnavailable  # noqa: E402
 from capability_index.domain.fusion import (  # noqa: E402
     METHODS,
     RRF,
