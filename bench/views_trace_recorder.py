@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -182,13 +183,22 @@ def _view_p50(port: int, secret: str, interactions: int, samples: int = 300) -> 
     return round(percentile(took, 50), 2)
 
 
-def _postgres_url() -> str:
+@contextlib.contextmanager
+def _postgres() -> Iterator[str]:
+    """``POSTGRES_URL``, or the local PostgreSQL of ``scripts/postgres.sh``, stopped again at
+    the end when this started it (``make bench`` leaves no server behind)."""
     url = os.environ.get("POSTGRES_URL")
     if url:
-        return url
+        yield url
+        return
     script = str(ROOT / "scripts" / "postgres.sh")
+    was_running = subprocess.run([script, "status"], capture_output=True).returncode == 0
     subprocess.run([script, "start"], check=True)
-    return subprocess.run([script, "url"], check=True, capture_output=True, text=True).stdout.strip()
+    try:
+        yield subprocess.run([script, "url"], check=True, capture_output=True, text=True).stdout.strip()
+    finally:
+        if not was_running:
+            subprocess.run([script, "stop"], check=False)
 
 
 def measure(events: int = 1_000_000) -> dict[str, Any]:
@@ -202,38 +212,39 @@ def measure(events: int = 1_000_000) -> dict[str, Any]:
             "TRACE_RECORDER_REDIS_PREFIX": f"bkn:{prefix}trace:", "SPAN_EXPORT_TO_KAFKA": "false",
             "OTEL_SDK_DISABLED": "true", "MESH_INTERNAL_SECRET": secret, "PYTHONUNBUFFERED": "1"}
     schema = f"bench_{uuid.uuid4().hex[:10]}"
-    stores = {
-        "sqlite": {"TRACE_RECORDER_STORE": "sqlite", "TRACE_RECORDER_SQLITE_PATH": str(folder / "view.sqlite3")},
-        "postgresql": {"TRACE_RECORDER_STORE": "postgresql", "TRACE_RECORDER_DATABASE_URL": _postgres_url(),
-                       "TRACE_RECORDER_DATABASE_SCHEMA": schema},
-    }
-    result: dict[str, Any] = {
-        "events": sent, "records": records,
-        "events_are": "facts folded: interaction starts and finishes, operation records, evidence, "
-                      f"receipts and spans one by one; spans in batch records of up to {MAX_SPANS_PER_RECORD}",
-        "ingest_events_per_s": {}, "ingest_records_per_s": {}}
-    for name, store_env in stores.items():
-        port = _free_port()
-        env = {**base, **store_env, "TRACE_RECORDER_PORT": str(port)}
-        process = _start(env, folder / f"{name}.log")
-        try:
-            fold_s = _ready(port, process)
-            result["ingest_events_per_s"][name] = round(sent / fold_s)
-            result["ingest_records_per_s"][name] = round(records / fold_s)
-            if name == "postgresql":
-                result["rss_mb"] = _rss_mb(process.pid)
-                process.send_signal(signal.SIGKILL)
+    with _postgres() as postgres_url:
+        stores = {
+            "sqlite": {"TRACE_RECORDER_STORE": "sqlite", "TRACE_RECORDER_SQLITE_PATH": str(folder / "view.sqlite3")},
+            "postgresql": {"TRACE_RECORDER_STORE": "postgresql", "TRACE_RECORDER_DATABASE_URL": postgres_url,
+                           "TRACE_RECORDER_DATABASE_SCHEMA": schema},
+        }
+        result: dict[str, Any] = {
+            "events": sent, "records": records,
+            "events_are": "facts folded: interaction starts and finishes, operation records, evidence, "
+                          f"receipts and spans one by one; spans in batch records of up to {MAX_SPANS_PER_RECORD}",
+            "ingest_events_per_s": {}, "ingest_records_per_s": {}}
+        for name, store_env in stores.items():
+            port = _free_port()
+            env = {**base, **store_env, "TRACE_RECORDER_PORT": str(port)}
+            process = _start(env, folder / f"{name}.log")
+            try:
+                fold_s = _ready(port, process)
+                result["ingest_events_per_s"][name] = round(sent / fold_s)
+                result["ingest_records_per_s"][name] = round(records / fold_s)
+                if name == "postgresql":
+                    result["rss_mb"] = _rss_mb(process.pid)
+                    process.send_signal(signal.SIGKILL)
+                    process.wait()
+                    process = _start(env, folder / f"{name}.log")
+                    result["restart_ready_s"] = round(_ready(port, process), 3)
+                    result["interaction_view_p50_ms"] = _view_p50(port, secret, sent // PER_INTERACTION)
+            finally:
+                process.kill()
                 process.wait()
-                process = _start(env, folder / f"{name}.log")
-                result["restart_ready_s"] = round(_ready(port, process), 3)
-                result["interaction_view_p50_ms"] = _view_p50(port, secret, sent // PER_INTERACTION)
-        finally:
-            process.kill()
-            process.wait()
-    from trace_recorder.adapters.postgres_view import PostgresDialect
+        from trace_recorder.adapters.postgres_view import PostgresDialect
 
-    PostgresDialect(stores["postgresql"]["TRACE_RECORDER_DATABASE_URL"], schema=schema).drop_schema()
-    return result
+        PostgresDialect(stores["postgresql"]["TRACE_RECORDER_DATABASE_URL"], schema=schema).drop_schema()
+        return result
 
 
 def main() -> None:
