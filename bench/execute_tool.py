@@ -21,6 +21,10 @@ sequential keep-alive client per path, ``BLOCK_CALLS`` calls of the upstream dir
 as many through the mesh, alternating until each path made ``PAIR_CALLS`` calls; the added
 latency is the difference of the two distributions measured side by side.
 
+Last, receipt visibility (issue 16 §4: fetch settings must keep it at p95 ≤ 100 ms): after each
+of ``VISIBILITY_CALLS`` managed calls, how long until trace-recorder's interaction view holds
+the call's execution receipt.
+
 Measurements only, nothing asserted. Results: bench/results/execute_tool.json.
 """
 
@@ -43,6 +47,7 @@ from bench.harness import (
     cpu_snapshot,
     latency_summary,
     mesh_processes,
+    percentile,
     print_table,
     private_kafka,
     records_per_call,
@@ -57,6 +62,7 @@ ROUNDS = 3
 IDLE_SECONDS = 10.0
 PAIR_CALLS = 2000  # ContextForge-style: per path, in alternating blocks
 BLOCK_CALLS = 100
+VISIBILITY_CALLS = 50
 ARGUMENTS = {"amount": 1200, "from": "USD", "to": "CNY"}
 
 
@@ -153,10 +159,12 @@ def _measure(layout: Any, key: str, broker: Broker) -> dict[str, Any]:
                 "seconds": seconds,
             })
         pair = _blocks(once, new_context, body)
+        visibility = _receipt_visibility(layout, gateway, api, new_context)
         stats_after = direct.get(f"{finance}/_stats").json()
     return {
         "rounds": rounds,
         "contextforge_style": pair,
+        "receipt_visibility": visibility,
         "failures": failures,
         "idle_cpu_ms_per_s": idle_ms_per_s,
         "same_answer": answers.get("execute_tool") == answers.get("direct"),
@@ -182,6 +190,35 @@ def _blocks(once: Any, new_context: Any, body: dict[str, Any]) -> dict[str, Any]
         "direct": {**direct, "errors": errors["direct"]},
         "added": {q: mesh[q] - direct[q] for q in ("p50_ms", "p90_ms", "p99_ms", "mean_ms")},
     }
+
+
+def _receipt_visibility(layout: Any, gateway: Any, api: str, new_context: Any) -> dict[str, Any]:
+    """ms from a managed call's answer until trace-recorder's view of the interaction holds its
+    execution receipt (folded from ``bkn.execution-receipts.v1``), polled every ~2 ms with
+    ``GET /internal/v1/interactions/{id}`` signed like a mesh service: what trace-recorder's
+    fetch settings cost a reader of the trace."""
+    import httpx
+
+    from bkn_common.mesh_auth import MeshSigner
+    from bkn_common.mesh_http import MeshAuth
+
+    context = new_context()
+    body = {"bkn_context": context, "kn_id": "supply_chain", "toolbox_id": "box_finance",
+            "tool_id": "tool_fx_convert", "arguments": ARGUMENTS}
+    url = f"{layout.urls()['trace_recorder']}/internal/v1/interactions/{context['interaction_id']}"
+    took: list[float] = []
+    with httpx.Client(timeout=10, auth=MeshAuth(MeshSigner(layout.mesh_secret, "bench"))) as trace:
+        for calls in range(1, VISIBILITY_CALLS + 1):
+            gateway.post(f"{api}/execute_tool", json=body).raise_for_status()
+            answered = time.perf_counter()
+            while time.perf_counter() - answered < 5.0:
+                view = trace.get(url).json()
+                if sum(len(op.get("execution_receipts", [])) for op in view.get("operations", [])) >= calls:
+                    took.append((time.perf_counter() - answered) * 1000)
+                    break
+                time.sleep(0.002)
+    summary = {**latency_summary(took), "p95_ms": percentile(took, 95)} if took else {}
+    return {"calls": VISIBILITY_CALLS, "seen": len(took), **summary}
 
 
 def _median(rounds: list[dict[str, Any]], *path: str) -> float:
@@ -246,6 +283,10 @@ def main() -> dict[str, Any]:
         ]
         + [{"path": "added by the mesh", "n": PAIR_CALLS, **pair["added"], "errors": ""}],
     )
+    seen = result["receipt_visibility"]
+    print(f"   receipt visible in trace-recorder's view after the answer ({seen['seen']} of {seen['calls']} "
+          f"calls seen within 5 s): p50 {seen.get('p50_ms', float('nan')):.1f} ms, "
+          f"p95 {seen.get('p95_ms', float('nan')):.1f} ms, p99 {seen.get('p99_ms', float('nan')):.1f} ms")
     topics = sorted({t for r in rounds for t in r["records_per_call"]})
     records = {t: _median(rounds, "records_per_call", t) for t in topics}
     print_table(
