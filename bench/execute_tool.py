@@ -134,6 +134,7 @@ def _measure(layout: Any, key: str, broker: Broker) -> dict[str, Any]:
             errors = {"execute_tool": 0, "direct": 0}
             samples: dict[str, list[float]] = {"execute_tool": [], "direct": []}
             before = cpu_snapshot(processes)
+            hops_before = _server_seconds(layout)
             began = time.monotonic()
             for i in range(N):
                 if i % 100 == 0:
@@ -143,6 +144,7 @@ def _measure(layout: Any, key: str, broker: Broker) -> dict[str, Any]:
             after_offsets = settled_end_offsets(layout)  # background completions and span batches land
             seconds = time.monotonic() - began
             cpu = cpu_per_request(before, cpu_snapshot(processes), N)
+            hops = _hop_means(hops_before, _server_seconds(layout))
             records = records_per_call(offsets, after_offsets, N)
             offsets = after_offsets
             rounds.append({
@@ -150,6 +152,7 @@ def _measure(layout: Any, key: str, broker: Broker) -> dict[str, Any]:
                 "direct": {**latency_summary(samples["direct"]), "errors": errors["direct"]},
                 "added_p50_ms": statistics.median(samples["execute_tool"]) - statistics.median(samples["direct"]),
                 "cpu_ms_per_pair": cpu,
+                "server_ms_by_hop": hops,
                 # the broker's idle burn over the round's length is not the calls' doing
                 "kafka_cpu_ms_per_call": cpu.get("kafka", float("nan")),
                 "kafka_cpu_ms_per_call_minus_idle": cpu.get("kafka", float("nan"))
@@ -190,6 +193,45 @@ def _blocks(once: Any, new_context: Any, body: dict[str, Any]) -> dict[str, Any]
         "direct": {**direct, "errors": errors["direct"]},
         "added": {q: mesh[q] - direct[q] for q in ("p50_ms", "p90_ms", "p99_ms", "mean_ms")},
     }
+
+
+HOPS = (  # (service URL key, route template, method, label), in the order a managed call meets them
+    ("gateway", "/api/agent-retrieval/v1/kn/{tool_name}", "POST", "gateway: execute_tool (all of it)"),
+    ("trace_recorder", "/internal/v1/operations/begin", "POST", "trace-recorder: operations/begin"),
+    ("tool_executor", "/internal/v1/execute", "POST", "tool-executor: execute (upstream included)"),
+    ("trace_recorder", "/internal/v1/operations/complete", "POST",
+     "trace-recorder: operations/complete (after answering)"),
+)
+
+
+def _server_seconds(layout: Any) -> dict[str, tuple[float, float]]:
+    """(sum, count) of ``bkn_http_request_duration_seconds`` for each hop, from the services'
+    own ``/metrics``: time inside each server, from its first middleware to its last byte."""
+    import httpx
+
+    urls = {**layout.urls(), "gateway": layout.gateway_url}
+    found: dict[str, tuple[float, float]] = {}
+    for service, route, method, label in HOPS:
+        text = httpx.get(f"{urls[service]}/metrics", timeout=10).text
+        wanted = (f'method="{method}"', f'route="{route}"')
+        values = {}
+        for line in text.splitlines():
+            for part in ("sum", "count"):
+                if line.startswith(f"bkn_http_request_duration_seconds_{part}{{") \
+                        and all(w in line for w in wanted):
+                    values[part] = float(line.rsplit(" ", 1)[1])
+        found[label] = (values.get("sum", 0.0), values.get("count", 0.0))
+    return found
+
+
+def _hop_means(before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]]) -> dict[str, float]:
+    """Mean ms per request inside each server between two scrapes."""
+    means = {}
+    for label, (total, count) in after.items():
+        calls = count - before.get(label, (0.0, 0.0))[1]
+        if calls > 0:
+            means[label] = (total - before[label][0]) * 1000 / calls
+    return means
 
 
 def _receipt_visibility(layout: Any, gateway: Any, api: str, new_context: Any) -> dict[str, Any]:
@@ -301,6 +343,16 @@ def main() -> dict[str, Any]:
     print(f"   broker: {which}; Kafka CPU per managed call {kafka_cpu:.2f} ms "
           f"({kafka_net:.2f} ms less its idle burn); idle with the mesh up {idle.get('kafka', float('nan')) / 10:.1f}% "
           f"of a core, without the mesh {idle.get('kafka without the mesh', float('nan')) / 10:.1f}%")
+    hops = {label: _median([{"v": r["server_ms_by_hop"].get(label, 0.0)} for r in rounds], "v")
+            for _, _, _, label in HOPS}
+    print_table(
+        "Where a managed call's time goes: mean ms inside each server per request (the services' "
+        "own bkn_http_request_duration_seconds, median of rounds); the gateway's time less "
+        "begin and execute is its own work plus two internal HTTP round trips",
+        [{"hop": label, "server_ms": ms} for label, ms in hops.items()]
+        + [{"hop": "gateway less begin and execute",
+            "server_ms": hops[HOPS[0][3]] - hops[HOPS[1][3]] - hops[HOPS[2][3]]}],
+    )
     cpu = {name: _median([{"v": r["cpu_ms_per_pair"].get(name, 0.0)} for r in rounds], "v")
            for name in rounds[0]["cpu_ms_per_pair"]}
     print_table(
@@ -324,6 +376,7 @@ def main() -> dict[str, Any]:
         "kafka_cpu_ms_per_call": kafka_cpu,
         "kafka_cpu_ms_per_call_minus_idle": kafka_net,
         "cpu_ms_per_pair": cpu,
+        "server_ms_by_hop": hops,
         **result,
     }
     path = write_result("execute_tool", payload)
