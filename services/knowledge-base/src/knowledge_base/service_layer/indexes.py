@@ -41,7 +41,8 @@ class Indexes:
     def wake(self) -> None:
         self._wake.set()
 
-    def _build(self, kb_id: str) -> tuple[int, SearchIndex] | None:
+    def _build(self, kb_id: str) -> tuple[int, SearchIndex, int] | None:
+        """(base version, index, vector version its matrix reflects at least)."""
         with self._build_lock:
             base = self.state.bases.get(kb_id)
             if base is None:
@@ -51,12 +52,14 @@ class Indexes:
             if view is None:
                 return None
             index = SearchIndex(view, self.chunk_chars)
+            seen = 0
             if self.vectors is not None:
                 self.vectors.want(index.chunks)
+                seen = self.vectors.version
                 index.refresh_vectors(self.vectors)
             if self._settle is not None:
                 self._settle()
-            return version, index
+            return version, index, seen
 
     async def index(self, kb_id: str) -> SearchIndex | None:
         """The index of the base's current version (built now if it is not yet)."""
@@ -70,13 +73,16 @@ class Indexes:
                 built = await asyncio.to_thread(self._build, kb_id)
                 if built is None:
                     return None
-                current = (built[0], built[1], self.vectors.version if self.vectors else 0)
+                current = built
                 self._indexes[kb_id] = current
                 self.wake()
             version, index, seen = current
             if self.vectors is not None and seen != self.vectors.version and index.missing_vectors:
+                # the version before the refresh: batches embedded while it runs (in its
+                # thread) are picked up by the next search, not marked as seen
+                now = self.vectors.version
                 await asyncio.to_thread(index.refresh_vectors, self.vectors)
-                self._indexes[kb_id] = (version, index, self.vectors.version)
+                self._indexes[kb_id] = (version, index, now)
             return index
 
     async def run(self, caught_up: asyncio.Event | None = None) -> None:
