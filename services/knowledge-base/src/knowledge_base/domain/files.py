@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import uuid
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -68,29 +69,36 @@ class KbFile:
         return graph_path(self.path) if self.source and not self.navigation else None
 
 
+@lru_cache(maxsize=65536)
+def _quoted(text: str) -> str:
+    """``text`` percent-encoded as one path segment or query value (a search page quotes
+    ~40 ids and paths, mostly the same ones again)."""
+    return quote(text, safe="")
+
+
 class Actions:
     """``readActions`` paths of one base, exactly as the public API serves them."""
 
     def __init__(self, public_path: str, kb_id: str) -> None:
-        self.base = f"{public_path.rstrip('/')}/{quote(kb_id, safe='')}"
+        self.base = f"{public_path.rstrip('/')}/{_quoted(kb_id)}"
 
     def content_by_path(self, path: str) -> str:
-        return f"{self.base}/files/content?path={quote(path, safe='')}"
+        return f"{self.base}/files/content?path={_quoted(path)}"
 
     def content_by_id(self, file_id: str) -> str:
-        return f"{self.base}/files/{quote(file_id, safe='')}/content"
+        return f"{self.base}/files/{_quoted(file_id)}/content"
 
     def file_by_id(self, file_id: str) -> str:
-        return f"{self.base}/files/{quote(file_id, safe='')}"
+        return f"{self.base}/files/{_quoted(file_id)}"
 
     def related_by_id(self, file_id: str) -> str:
-        return f"{self.base}/files/{quote(file_id, safe='')}/related"
+        return f"{self.base}/files/{_quoted(file_id)}/related"
 
     def graph_by_id(self, file_id: str) -> str:
-        return f"{self.base}/graph/expand?fileId={quote(file_id, safe='')}"
+        return f"{self.base}/graph/expand?fileId={_quoted(file_id)}"
 
     def tree(self, parent_path: str) -> str:
-        return f"{self.base}/tree?parentPath={quote(parent_path, safe='')}"
+        return f"{self.base}/tree?parentPath={_quoted(parent_path)}"
 
     def for_file(self, file: KbFile, *, search: bool = False) -> dict[str, str]:
         actions = {"fileContentByPath": self.content_by_path(file.path)}

@@ -16,7 +16,7 @@ import numpy as np
 
 from knowledge_base.domain.chunks import Chunk, file_chunks
 from knowledge_base.domain.files import KbFile
-from knowledge_base.domain.fusion import fuse
+from knowledge_base.domain.fusion import fuse, fuse_new
 from knowledge_base.domain.lexical import Bm25Index, field_names
 from knowledge_base.domain.text import normalized, tokens
 from knowledge_base.domain.view import BaseView
@@ -39,6 +39,8 @@ EVIDENCE = {"path": "path", "title": "title", "mention": "title", "bm25": "conte
 # the matched field a lane adds to its hits (the BM25 lane adds the fields its tokens matched)
 LANE_FIELDS = {"path": "path", "title": "title", "mention": "title", "vector": "content"}
 _WORDISH = re.compile(r"\w", re.UNICODE)
+VectorHits = list[tuple[str, float, int]] | BaseException
+"""The vector lane's (file id, cosine, chunk start) best first, or why it failed."""
 
 
 class Vectors(Protocol):
@@ -61,6 +63,15 @@ class Hit:
     @property
     def match_type(self) -> str:
         return "graph_neighbor" if self.lanes == ["graph"] else "file_direct"
+
+
+@dataclass(frozen=True)
+class ChunkMatrix:
+    """The embedded chunks of an index: one unit row per chunk, its file's slot and start."""
+
+    matrix: np.ndarray
+    files: np.ndarray
+    starts: np.ndarray
 
 
 @dataclass
@@ -106,21 +117,29 @@ class SearchIndex:
             lengths.setdefault(title[:MENTION_MIN], set()).add(len(title))
         self._mention_heads = {head: sorted(found) for head, found in lengths.items()}
         self.bm25.freeze()
-        self._matrix: np.ndarray | None = None
-        self._rows: list[int] = []
+        self._file_ids = list(self.docs)
+        self._embedded: ChunkMatrix | None = None
         self.missing_vectors = len(self.chunks)
 
     def refresh_vectors(self, vectors: Vectors) -> None:
-        """Gather the chunk vectors embedded so far into one matrix."""
-        rows, found = [], []
-        for i, chunk in enumerate(self.chunks):
+        """Gather the chunk vectors embedded so far into one matrix (replaced as a whole, so
+        a search in another thread sees the old matrix or the new one, never half of each)."""
+        slot_of = {fid: slot for slot, fid in enumerate(self._file_ids)}
+        found, files, starts = [], [], []
+        for chunk in self.chunks:
             vec = vectors.get(chunk.key)
             if vec is not None:
-                rows.append(i)
                 found.append(vec)
-        self._rows = rows
-        self._matrix = np.vstack(found).astype(np.float32) if found else None
-        self.missing_vectors = len(self.chunks) - len(rows)
+                files.append(slot_of[chunk.file_id])
+                starts.append(chunk.start)
+        self._embedded = ChunkMatrix(np.vstack(found).astype(np.float32), np.asarray(files, dtype=np.int64),
+                                     np.asarray(starts, dtype=np.int64)) if found else None
+        self.missing_vectors = len(self.chunks) - len(found)
+
+    @property
+    def embedded(self) -> ChunkMatrix | None:
+        """The embedded chunks (None while none is)."""
+        return self._embedded
 
     # -- lanes -------------------------------------------------------------------------
     def exact_path(self, query: str) -> list[str]:
@@ -157,19 +176,29 @@ class SearchIndex:
 
     def semantic(self, query_vector: np.ndarray) -> list[tuple[str, float, int]]:
         """(file id, best chunk cosine, best chunk start) over the embedded chunks."""
-        if self._matrix is None:
+        embedded = self._embedded
+        if embedded is None:
             return []
-        sims = self._matrix @ query_vector.astype(np.float32)
-        order = np.argsort(-sims)[: POOL * 4]
-        best: dict[str, tuple[float, int]] = {}
-        for row in order.tolist():
-            sim = float(sims[row])
-            if sim < VECTOR_FLOOR:
-                break
-            chunk = self.chunks[self._rows[row]]
-            if chunk.file_id not in best:
-                best[chunk.file_id] = (sim, chunk.start)
-        return [(fid, sim, start) for fid, (sim, start) in best.items()][:POOL]
+        return self.semantic_ranked(embedded, embedded.matrix @ query_vector.astype(np.float32))
+
+    def semantic_ranked(self, embedded: ChunkMatrix, sims: np.ndarray) -> list[tuple[str, float, int]]:
+        """The vector lane from the cosines of every row of ``embedded`` (one query): of the
+        ``POOL * 4`` best chunks at or above the floor, each file's best, best first (ties by
+        row), at most ``POOL`` files. Array operations only: a partition instead of a full
+        sort, the first row of each file found by ``np.unique`` instead of a loop."""
+        window = POOL * 4
+        if len(sims) > window:
+            top = np.argpartition(sims, len(sims) - window)[len(sims) - window:]
+            top.sort()
+        else:
+            top = np.arange(len(sims))
+        top = top[sims[top] >= VECTOR_FLOOR]
+        top = top[np.argsort(-sims[top], kind="stable")]
+        _, first = np.unique(embedded.files[top], return_index=True)
+        best = top[np.sort(first)][:POOL]
+        ids = self._file_ids
+        return list(zip([ids[slot] for slot in embedded.files[best].tolist()], sims[best].tolist(),
+                        embedded.starts[best].tolist(), strict=True))
 
     def neighbours(self, seeds: Sequence[str], depth: int, fanout: int) -> list[tuple[str, str]]:
         """(neighbour id, reached from id) by relation weight, depth hops from the seeds."""
@@ -194,8 +223,11 @@ class SearchIndex:
     # -- the search --------------------------------------------------------------------
     def search(self, query: str, mode: Mode, *, vectors: Vectors | None, graph_depth: int = 1,
                graph_fanout: int = 10, semantic_off_reason: str | None = None,
-               check: Callable[[], None] = lambda: None, limit: int | None = None) -> Outcome:
-        """The fused hits, best first (the first ``limit`` of them when given)."""
+               check: Callable[[], None] = lambda: None, limit: int | None = None,
+               vector_hits: VectorHits | None = None) -> Outcome:
+        """The fused hits, best first (the first ``limit`` of them when given).
+        ``vector_hits``: the vector lane as the caller ranked it (:meth:`semantic_ranked`;
+        an exception: it failed); without it the lane embeds the query here."""
         weights = WEIGHTS[mode]
         lanes: dict[str, list[str]] = {}
         bm25_bits: dict[str, int] = {}
@@ -212,10 +244,16 @@ class SearchIndex:
         semantic = _semantic_state(self, vectors, semantic_off_reason, "vector" in weights)
         if "vector" in weights and vectors is not None and semantic[0] != "unavailable" \
                 and semantic[1] != "ENCODER_LOADING":
-            try:
-                ranked = self.semantic(vectors.embed_query(query))
-            except Exception:  # the lane failed: say so, answer from the other lanes
-                ranked, semantic = [], ("degraded", "VECTOR_LANE_FAILED")
+            if vector_hits is None:
+                try:
+                    vector_hits = self.semantic(vectors.embed_query(query))
+                except Exception as exc:
+                    vector_hits = exc
+            ranked: list[tuple[str, float, int]] = []
+            if isinstance(vector_hits, BaseException):  # say so, answer from the other lanes
+                semantic = ("degraded", "VECTOR_LANE_FAILED")
+            else:
+                ranked = vector_hits
             strong_lexical = set(lanes.get("bm25", [])) | set(lanes.get("title", []))
             lanes["vector"] = [fid for fid, sim, _ in ranked
                                if sim >= VECTOR_ONLY_FLOOR or fid in strong_lexical]
@@ -233,14 +271,25 @@ class SearchIndex:
                        if fid not in direct]
             lanes["graph"] = [fid for fid, _ in reached]
             via = dict(reached)
-            fused = fuse(lanes, weights)
-        members = {lane: set(ids) for lane, ids in lanes.items() if weights.get(lane, 0) > 0}
+            fused = fuse_new(fused, lanes["graph"], weights["graph"])
+        members = [(lane, set(ids)) for lane, ids in lanes.items() if weights.get(lane, 0) > 0]
+        # most hits share one of a few (lanes, BM25 fields) shapes: each is spelled out once
+        shapes: dict[tuple[int, int], tuple[list[str], list[str]]] = {}
         hits = []
         for fid, score in fused if limit is None else fused[:limit]:
-            found_in = [lane for lane, ids in members.items() if fid in ids]
-            fields = set(field_names(bm25_bits.get(fid, 0)))
-            fields.update(LANE_FIELDS[lane] for lane in found_in if lane in LANE_FIELDS)
-            hits.append(Hit(self.docs[fid], score, found_in, sorted(fields),
+            mask = 0
+            for bit, (_, ids) in enumerate(members):
+                if fid in ids:
+                    mask |= 1 << bit
+            key = (mask, bm25_bits.get(fid, 0))
+            shape = shapes.get(key)
+            if shape is None:
+                found_in = [lane for bit, (lane, _) in enumerate(members) if mask >> bit & 1]
+                fields = set(field_names(key[1]))
+                fields.update(LANE_FIELDS[lane] for lane in found_in if lane in LANE_FIELDS)
+                shape = shapes[key] = (found_in, sorted(fields))
+            found_in, fields_of = shape
+            hits.append(Hit(self.docs[fid], score, found_in, fields_of,
                             chunk_at.get(fid), via.get(fid) if found_in == ["graph"] else None))
         return Outcome(hits, semantic, {k: len(v) for k, v in lanes.items()})
 

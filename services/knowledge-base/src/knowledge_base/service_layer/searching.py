@@ -6,14 +6,14 @@ error is never turned into an empty result. ``no_candidates`` is the successful 
 The cursor keeps the ranked pool as bare hits (file id, score, lanes, matched fields); the
 items of a page (excerpt, read actions) are built from the same revision's files when the
 page is served. Ranking runs on the event loop (about a millisecond on 10,000 files: a worker
-thread only added GIL hand-offs), checking the deadline between lanes; only the query's
-embedding, the one heavy step, goes to a worker thread.
+thread only added GIL hand-offs), checking the deadline between lanes; only the vector lane
+(the query's embedding and the product with the chunk matrix, the heavy steps) goes to a worker
+thread, batched with the searches running beside it (:mod:`vector_lane`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 import time
 from dataclasses import dataclass
@@ -23,12 +23,22 @@ from bkn_common.i18n import Language, register_messages, render_message
 from bkn_common.openapi_errors import OpenApiCode, OpenApiError
 from knowledge_base.domain import errors
 from knowledge_base.domain.files import Actions
-from knowledge_base.domain.search import WEIGHTS, Hit, Outcome, excerpt, excerpt_needles, item_fields
+from knowledge_base.domain.search import (
+    WEIGHTS,
+    Hit,
+    Outcome,
+    VectorHits,
+    excerpt,
+    excerpt_needles,
+    item_fields,
+)
 from knowledge_base.domain.view import BaseView
 from knowledge_base.service_layer.indexes import Indexes
 from knowledge_base.service_layer.ports import CursorStore
 from knowledge_base.service_layer.projection import KnowledgeState
 from knowledge_base.service_layer.reading import Reader, bounded, readable
+from knowledge_base.service_layer.vector_lane import VectorLane
+from knowledge_base.service_layer.vectors import VectorStore
 
 MODES = ("hybrid", "file", "graph")
 RESULT_POOL = 100
@@ -63,6 +73,7 @@ class Searcher:
     excerpt_chars: int
     cursor_ttl_seconds: int
     semantic_off_reason: str | None = None
+    _lane: VectorLane | None = None
 
     async def search(self, reader: Reader, request: SearchRequest, language: Language) -> dict[str, Any]:
         view = readable(self.state, request.kb_id, reader.account)
@@ -117,11 +128,11 @@ class Searcher:
         if index is None:
             raise errors.base_not_found(kb_id)
         vectors = self.indexes.vectors
+        vector_hits: VectorHits | None = None
         if vectors is not None and WEIGHTS[mode].get("vector") and vectors.loaded:
-            # the encoder in a worker thread; the search below takes the vector from the
-            # store's query cache (a failure here fails there again: VECTOR_LANE_FAILED)
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(vectors.embed_query, query)
+            # encoder and matrix product in the lane's worker thread, batched with the
+            # searches running beside this one (a failure: VECTOR_LANE_FAILED below)
+            vector_hits = await self.vector_lane(vectors).rank(index, query)
         deadline = started + self.deadline_seconds
 
         def check() -> None:
@@ -131,8 +142,13 @@ class Searcher:
         check()
         outcome = index.search(query, mode, vectors=vectors, graph_depth=depth,  # type: ignore[arg-type]
                                graph_fanout=fanout, semantic_off_reason=self.semantic_off_reason,
-                               check=check, limit=RESULT_POOL)
+                               check=check, limit=RESULT_POOL, vector_hits=vector_hits)
         return outcome, index.view
+
+    def vector_lane(self, vectors: VectorStore) -> VectorLane:
+        if self._lane is None or self._lane.vectors is not vectors:
+            self._lane = VectorLane(vectors)
+        return self._lane
 
     def _item(self, bare: list[Any], view: BaseView, query: tuple[str, list[str]],
               actions: Actions) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -82,16 +82,23 @@ class VectorStore:
         return len(todo)
 
     def embed_query(self, text: str) -> np.ndarray:
-        cached = self._queries.get(text)
-        if cached is not None:
-            return cached
-        if self._embedder is None:
-            raise RuntimeError("the encoder is still loading")
-        vector: np.ndarray = self._embedder.embed([text])[0]
-        self._queries[text] = vector
-        while len(self._queries) > QUERY_CACHE:
-            self._queries.popitem(last=False)
+        vector: np.ndarray = self.embed_queries([text])[0]
         return vector
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per text; those not in the query cache embedded in one encoder call."""
+        found = {text: vector for text in texts if (vector := self._queries.get(text)) is not None}
+        missing = [text for text in dict.fromkeys(texts) if text not in found]
+        if missing:
+            if self._embedder is None:
+                raise RuntimeError("the encoder is still loading")
+            for text, vector in zip(missing, self._embedder.embed(missing), strict=True):
+                found[text] = vector
+                self._queries[text] = vector
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        stacked: np.ndarray = np.stack([found[text] for text in texts])
+        return stacked
 
     def load(self, vectors: dict[str, np.ndarray]) -> None:
         with self._lock:
