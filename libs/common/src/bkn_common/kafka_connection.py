@@ -9,19 +9,14 @@ from __future__ import annotations
 
 import ssl
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiokafka.helpers import create_ssl_context
-from faststream.security import (
-    BaseSecurity,
-    SASLPlaintext,
-    SASLScram256,
-    SASLScram512,
-)
 
 from bkn_common.settings import ServiceSettings
 
-_SASL = {"PLAIN": SASLPlaintext, "SCRAM-SHA-256": SASLScram256, "SCRAM-SHA-512": SASLScram512}
+if TYPE_CHECKING:  # FastStream is imported only where a broker is made (see bkn_common.kafka)
+    from faststream.security import BaseSecurity
 
 
 @dataclass(frozen=True)
@@ -84,8 +79,11 @@ class KafkaConnection:
 
     def faststream_security(self) -> BaseSecurity | None:
         """The same settings as FastStream's ``security=`` object (None for PLAINTEXT)."""
+        from faststream.security import BaseSecurity, SASLPlaintext, SASLScram256, SASLScram512
+
+        sasl = {"PLAIN": SASLPlaintext, "SCRAM-SHA-256": SASLScram256, "SCRAM-SHA-512": SASLScram512}
         if self.uses_sasl:
-            return _SASL[self.sasl_mechanism](
+            return sasl[self.sasl_mechanism](
                 self.sasl_username or "", self.sasl_password or "",
                 ssl_context=self.ssl_context(), use_ssl=self.uses_tls,
             )

@@ -7,10 +7,9 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI
-from faststream.kafka import KafkaBroker
 from opentelemetry.sdk.trace import TracerProvider
 
 from bkn_common.checkpoint import CheckpointFile
@@ -31,6 +30,9 @@ from bkn_common.settings import CheckpointSettings, ServiceSettings
 from bkn_common.span_export import exporting_spans, kafka_span_processor
 from bkn_common.telemetry import setup_telemetry
 from bkn_common.topics import TopicSpec
+
+if TYPE_CHECKING:  # FastStream is imported only where a broker is made (see bkn_common.kafka)
+    from faststream.kafka import KafkaBroker
 
 Resource = Callable[[], AbstractAsyncContextManager[object]]
 
