@@ -51,7 +51,7 @@ from bkn_common.events import encode_event
 from bkn_common.kafka import ensure_topics
 from bkn_common.keys import event_key
 from bkn_common.mesh_auth import MeshSigner
-from bkn_common.mesh_http import MeshAuth
+from bkn_common.mesh_client import MeshAuth
 from bkn_common.span_export import MAX_SPANS_PER_RECORD
 from bkn_common.topics import topic_for_event
 

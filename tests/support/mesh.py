@@ -14,7 +14,7 @@ import devmesh
 import httpx
 
 from bkn_common.mesh_auth import MeshSigner
-from bkn_common.mesh_http import MeshAuth
+from bkn_common.mesh_client import MeshAuth
 from tests.support.infra import Infra
 
 

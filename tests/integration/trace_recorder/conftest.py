@@ -29,7 +29,7 @@ from bkn_common.events import Event, encode_event
 from bkn_common.kafka import ensure_topics
 from bkn_common.keys import event_key
 from bkn_common.mesh_auth import MeshSigner
-from bkn_common.mesh_http import MeshAuth
+from bkn_common.mesh_client import MeshAuth
 from bkn_common.projection import ProjectionRunner
 from bkn_common.topics import ALL_TOPICS, projection_topics, topic_for_event
 from trace_recorder.bootstrap import CONSUMER, build_app

@@ -17,7 +17,7 @@ from bkn_common.mesh_auth import (
     signer_from,
     verifier_from,
 )
-from bkn_common.mesh_http import MeshAuth
+from bkn_common.mesh_client import MeshAuth
 from bkn_common.service import make_service_app
 from bkn_common.settings import ServiceSettings
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from bkn_common.mesh_auth import MeshSigner
-from bkn_common.mesh_http import MeshAuth
+from bkn_common.mesh_client import MeshAuth
 from bkn_common.service import make_service_app, state_router
 from bkn_common.settings import ServiceSettings
 from trace_recorder.entrypoints.http import install_trace_errors, router

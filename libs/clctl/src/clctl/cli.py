@@ -19,7 +19,7 @@ from bkn_common.digest import differing_keys, state_digest
 from bkn_common.kafka import EventPublisher, ensure_topics, make_broker
 from bkn_common.kafka_connection import KafkaConnection
 from bkn_common.mesh_auth import MeshSecretMissing, signer_from
-from bkn_common.mesh_http import MeshAuth
+from bkn_common.mesh_client import MeshAuth
 from bkn_common.rebuildable import Rebuildable
 from bkn_common.topics import ALL_TOPICS
 from clctl.bundle import BundleError, bundle_events, load_bundle

@@ -1,21 +1,17 @@
 """The HTTP side of service identity (``bkn_common.mesh_auth``): the check every service's
-``/internal/`` routes sit behind, and the signing hook for httpx clients (clctl, tests)."""
+``/internal/`` routes sit behind. The signing hook for httpx clients (clctl, tests) is
+``bkn_common.mesh_client.MeshAuth``, apart so that no service imports httpx to serve."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
-
-import httpx
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import negotiate_language
 from bkn_common.mesh_auth import (
-    ACCOUNT_HEADER,
     INTERNAL_HEADERS,
     INTERNAL_PATH_PREFIX,
-    MeshSigner,
     MeshVerifier,
     Refusal,
 )
@@ -93,18 +89,3 @@ async def _refuse(scope: Scope, send: Send, refusal: Refusal, accept_language: s
         (b"www-authenticate", b'BKN-Mesh realm="internal"'),
     ]})
     await send({"type": "http.response.body", "body": payload})
-
-
-class MeshAuth(httpx.Auth):
-    """httpx hook: signs each request (the ``X-BKN-Account`` it carries is signed with it)."""
-
-    requires_request_body = True
-
-    def __init__(self, signer: MeshSigner) -> None:
-        self._signer = signer
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        request.headers.update(self._signer.headers(
-            request.method, request.url.path, query=request.url.query.decode("ascii"),
-            body=request.content, account=request.headers.get(ACCOUNT_HEADER)))
-        yield request
