@@ -20,7 +20,8 @@ from bkn_common.service import (
 )
 from bkn_common.topics import projection_topics
 from capability_index.adapters.embedders import embedder_from_setting
-from capability_index.domain.tokenizer import warm
+from capability_index.domain.ranking import load_scoring
+from capability_index.domain.tokenizer import warm as warm_tokenizer
 from capability_index.entrypoints.http import router
 from capability_index.service_layer.projection import CapabilityIndex
 from capability_index.settings import CapabilityIndexSettings
@@ -29,15 +30,22 @@ CONSUMER = "capability-index"
 
 
 @asynccontextmanager
-async def tokenizer_warmed(runner: ProjectionRunner) -> AsyncIterator[None]:
-    """An index restored from a checkpoint tokenized nothing: load the segmenter once caught
-    up, so the first ranked search does not pay for it."""
+async def warmed_once_caught_up(runner: ProjectionRunner) -> AsyncIterator[None]:
+    """What a start from a checkpoint did not need before ``/readyz`` and the first ranked
+    search does, loaded in a worker thread once caught up: numpy (the scoring) and the
+    segmenter (an index restored from a checkpoint tokenized nothing). A search that comes
+    first imports or loads it itself (the import lock and the segmenter's lock make it wait
+    for a load under way), so answers never depend on whether this has run yet."""
+
+    def warm() -> None:
+        load_scoring()
+        warm_tokenizer()
 
     async def warm_when_caught_up() -> None:
         await runner.caught_up.wait()
         await asyncio.to_thread(warm)
 
-    task = asyncio.create_task(warm_when_caught_up(), name="capability-index-warm-tokenizer")
+    task = asyncio.create_task(warm_when_caught_up(), name="capability-index-warm")
     try:
         yield
     finally:
@@ -52,7 +60,7 @@ def build_app(settings: CapabilityIndexSettings) -> FastAPI:
         title="capability-index",
         settings=settings,
         resources=[*telemetry, partial(running_projection, settings, runner),
-                   partial(tokenizer_warmed, runner)],
+                   partial(warmed_once_caught_up, runner)],
         readiness={"kafka_projection": projection_ready(runner)},
         runners={"kafka_projection": runner},
     )
