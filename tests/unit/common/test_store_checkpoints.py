@@ -140,3 +140,47 @@ def test_postings_of_another_tokenizer_are_refused() -> None:
         store.restore_checkpoint(ck.decode(ck.encode("capability-index", 1, {}, 0, data),
                                            "capability-index", 1).data)
     assert len(store.lexical) == 0
+
+
+def _as_read(data: Any) -> Any:
+    """``data`` as a checkpoint file gives it back (JSON: lists for tuples)."""
+    return ck.decode(ck.encode("capability-index", 1, {}, 0, data), "capability-index", 1).data
+
+
+def _lexical_state_with(**changes: Any) -> dict[str, Any]:
+    data = _as_read(fold(CapabilityIndex(), HISTORY).checkpoint_data())
+    return {**data, "lexical": {**data["lexical"], **changes}}
+
+
+@pytest.mark.parametrize("part", ["term_docs", "term_shapes", "doc_terms", "term_sizes"])
+def test_index_tables_that_do_not_add_up_are_refused_and_leave_the_index_empty(part: str) -> None:
+    lexical = _as_read(fold(CapabilityIndex(), HISTORY).checkpoint_data())["lexical"]
+    store = CapabilityIndex()
+    with pytest.raises(ValueError, match="do not describe the same documents"):
+        store.restore_checkpoint(_lexical_state_with(**{part: lexical[part][:-1]}))
+    assert len(store.lexical) == 0
+    assert store.snapshot() == CapabilityIndex().snapshot()
+
+
+def test_an_index_table_pointing_past_its_documents_is_refused_and_leaves_the_index_empty() -> None:
+    lexical = _as_read(fold(CapabilityIndex(), HISTORY).checkpoint_data())["lexical"]
+    store = CapabilityIndex()
+    with pytest.raises(IndexError):
+        store.restore_checkpoint(_lexical_state_with(
+            term_docs=[*lexical["term_docs"][:-1], len(lexical["docs"])]))
+    assert store.snapshot() == CapabilityIndex().snapshot()
+
+
+def test_equal_postings_are_restored_as_one_shared_value() -> None:
+    restored = through_file(fold(CapabilityIndex(), HISTORY), "capability-index")
+    postings = [p for plist in restored.lexical._postings.values() for p in plist.values()]
+    assert len({id(p) for p in postings}) == len(set(postings)) < len(postings)
+
+
+def test_the_catalogue_restored_finds_every_tool_it_folded() -> None:
+    whole = fold(CapabilityIndex(), HISTORY)
+    restored = through_file(whole, "capability-index")
+    refs = [ref for kn in whole.catalog.bindings.values() for ref in kn.values()]
+    assert refs
+    assert [restored.catalog.tool_entry(r) for r in refs] == [whole.catalog.tool_entry(r) for r in refs]
+    assert restored.catalog._tools == whole.catalog._tools

@@ -9,7 +9,7 @@ from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.capability_view import described
-from bkn_common.catalog_state import CatalogState
+from bkn_common.catalog_state import CatalogState, capability_refs
 from bkn_common.rebuildable import Rebuildable
 from capability_index.domain.documents import skill_document, tool_document
 from capability_index.domain.embeddings import Embedder
@@ -98,7 +98,7 @@ class CapabilityIndex:
         self._metadata[ref.key] = metadata_type
 
     # -- checkpoint (bkn_common.checkpoint.Checkpointable) --------------------------------
-    checkpoint_version = 1
+    checkpoint_version = 2  # 2: the lexical index as flat term and posting tables
 
     def checkpoint_data(self) -> dict[str, object]:
         return {
@@ -110,14 +110,9 @@ class CapabilityIndex:
 
     def restore_checkpoint(self, data: dict[str, Any]) -> None:
         catalog = CatalogState.from_checkpoint(data["catalog"])
-        refs: dict[str, ev.CapabilityRef] = {}
-        metadata: dict[str, str | None] = {}
-        for capability_type, capability_id, owner_id, metadata_type in data["refs"]:
-            ref = ev.CapabilityRef(
-                capability_type=capability_type, capability_id=capability_id, owner_id=owner_id
-            )
-            refs[ref.key] = ref
-            metadata[ref.key] = metadata_type
+        rows = data["refs"]
+        refs = {ref.key: ref for ref in capability_refs(row[:3] for row in rows)}
+        metadata: dict[str, str | None] = dict(zip(refs, (row[3] for row in rows), strict=True))
         self.lexical.load_state(data["lexical"])
         self.catalog, self._refs, self._metadata = catalog, refs, metadata
 
