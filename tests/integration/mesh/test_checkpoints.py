@@ -172,9 +172,13 @@ def flip_a_byte(raw: bytes) -> bytes:
     return raw[:middle] + bytes([raw[middle] ^ 0x20]) + raw[middle + 1:]
 
 
+INDEX_VERSION = STORE_VERSIONS["capability-index"]
+
+
 def older_store_version(raw: bytes) -> bytes:
-    found = ck.decode(raw, "capability-index", STORE_VERSIONS["capability-index"])
-    return ck.encode("capability-index", 0, found.offsets, found.applied, found.data)
+    """The file as the release before wrote it: the previous store version."""
+    found = ck.decode(raw, "capability-index", INDEX_VERSION)
+    return ck.encode("capability-index", INDEX_VERSION - 1, found.offsets, found.applied, found.data)
 
 
 def older_file_format(raw: bytes) -> bytes:
@@ -183,7 +187,7 @@ def older_file_format(raw: bytes) -> bytes:
 
 @pytest.mark.parametrize(("change", "reason"), [
     (flip_a_byte, "corrupt: checksum mismatch"),
-    (older_store_version, "store version 0 is older than 1"),
+    (older_store_version, f"store version {INDEX_VERSION - 1} is older than {INDEX_VERSION}"),
     (older_file_format, "file format 0 is older than 1"),
 ])
 def test_an_unusable_checkpoint_is_ignored_and_the_store_rebuilds_from_zero(
