@@ -37,7 +37,8 @@ class Call:
 
 class FakeService:
     """Answers ``(method, path)`` from ``routes`` (a value, or a function of the body that may
-    raise); anything else is a 404 in the envelope, as an internal service answers."""
+    raise); a route it lacks is what ``HttpService`` makes of a service's bare 404: 503
+    ``dependency_unavailable`` (tests/contracts/internal_service.py)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -56,7 +57,9 @@ class FakeService:
                    timeout: float | None = None) -> Any:
         self.calls.append(Call(method, path, json, account, timeout))
         if (method, path) not in self.routes:
-            raise ApiError(ErrorCode.NOT_FOUND, 404, params={"reason": path})
+            # as HttpService answers a 404 that is not a service's refusal (no such route)
+            raise ApiError(ErrorCode.DEPENDENCY_UNAVAILABLE, 503, params={"dependency": self.name},
+                           details={"dependency": self.name, "status": 404})
         answer = self.routes[(method, path)]
         return answer(json) if callable(answer) else answer
 

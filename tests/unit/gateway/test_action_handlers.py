@@ -26,10 +26,16 @@ def plan(body: dict[str, Any]) -> dict[str, Any]:
             "calls": [{"targets": [n], "arguments": {"qty": 1}} for n in range(len(targets))]}
 
 
+def not_materialized(body: Any) -> Any:
+    """ontology-query's answer for an execution it has no record of (yet)."""
+    raise ApiError(ErrorCode.NOT_FOUND, 404, params={"reason": body["execution_id"]})
+
+
 def services(*permissions: str) -> FakeServices:
     fake = FakeServices()
     fake.grant(*permissions)
     fake.ontology_query.on("POST", PLAN, plan)
+    fake.ontology_query.on("POST", GET, not_materialized)
     return fake
 
 
