@@ -4,13 +4,10 @@ uvicorn on a free loopback port, called signed like the gateway calls it."""
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi import Request
 
 from bkn_common.mesh_auth import MeshSigner
@@ -19,6 +16,7 @@ from bkn_common.settings import ServiceSettings
 from gateway.adapters.internal import HttpServices
 from gateway.service_layer.ports import InternalService
 from tests.contracts.internal_service import ROUTES, InternalServiceContract
+from tests.support.serving import served
 
 SECRET = "contract-test-mesh-secret-0123456789"
 UNUSED = "http://127.0.0.1:1"
@@ -38,19 +36,8 @@ def _app() -> Any:
 
 @pytest.fixture
 async def service_url() -> AsyncIterator[str]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(_app(), lifespan="off", log_level="warning"))
-    serving = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        while not server.started:
-            assert not serving.done(), "uvicorn stopped during startup"
-            await asyncio.sleep(0.02)
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await serving
-        sock.close()
+    async with served(_app()) as url:
+        yield url
 
 
 class TestHttpService(InternalServiceContract):

@@ -4,13 +4,10 @@ Kafka and Redis). (The unit suite's ``OperationLog``: tests/unit/gateway/test_tr
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import uvicorn
 from redis.asyncio import Redis
 
 from bkn_common.mesh_auth import MeshSigner
@@ -18,6 +15,7 @@ from gateway.adapters.internal import HttpServices
 from gateway.adapters.trace_core import RemoteTraceCore
 from gateway.service_layer.ports import TraceCore
 from tests.contracts.trace_core import TraceCoreContract
+from tests.support.serving import served
 
 SECRET = "integration-test-mesh-secret-0123"  # the rig's (tests/integration/trace_recorder/conftest.py)
 UNUSED = "http://127.0.0.1:1"
@@ -26,20 +24,8 @@ UNUSED = "http://127.0.0.1:1"
 @pytest.fixture(scope="module")
 async def trace_recorder_url(env: Any) -> AsyncIterator[str]:
     """The rig's trace-recorder app served over HTTP on a free port, in this event loop."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    async with env.running() as running:
-        server = uvicorn.Server(uvicorn.Config(running.app, lifespan="off", log_level="warning"))
-        serving = asyncio.create_task(server.serve(sockets=[sock]))
-        try:
-            while not server.started:
-                assert not serving.done(), "uvicorn stopped during startup"
-                await asyncio.sleep(0.02)
-            yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-        finally:
-            server.should_exit = True
-            await serving
-            sock.close()
+    async with env.running() as running, served(running.app) as url:
+        yield url
 
 
 class TestRemoteTraceCore(TraceCoreContract):
