@@ -53,7 +53,8 @@ class CatalogState:
     tool_states: dict[tuple[str, str], bool] = field(default_factory=dict)
     proxies: dict[str, tuple[str, bool]] = field(default_factory=dict)
     version: int = 0
-    _tools: dict[tuple[str, str], ev.ToolSpec | ev.McpToolSpec] = field(default_factory=dict, repr=False)
+    _tools: dict[str, dict[str, ev.ToolSpec | ev.McpToolSpec]] = field(default_factory=dict, repr=False)
+    """Each owner's tools by id (an owner upserted again replaces its own entry only)."""
 
     def apply(self, record: ev.EventRecord) -> bool:
         """Fold one event in; returns whether the event concerned the catalogue."""
@@ -122,19 +123,14 @@ class CatalogState:
             proxies={str(k): (str(p), bool(v)) for k, p, v in data["proxies"]},
             version=int(data["version"]),
         )
-        # what _index_tools gives, box by box then server by server (an owner id met again
-        # replaces the earlier owner's tools), in one pass instead of a scan per owner
-        owners: dict[str, tuple[ev.ToolSpec, ...] | tuple[ev.McpToolSpec, ...]] = {
-            box.id: box.tools for box in state.toolboxes.values()}
+        for box in state.toolboxes.values():
+            state._index_tools(box.id, box.tools)
         for server in state.servers.values():
-            owners[server.id] = server.tools
-        state._tools = {(owner_id, t.id): t for owner_id, tools in owners.items() for t in tools}
+            state._index_tools(server.id, server.tools)
         return state
 
     def _index_tools(self, owner_id: str, tools: tuple[ev.ToolSpec, ...] | tuple[ev.McpToolSpec, ...]) -> None:
-        for key in [k for k in self._tools if k[0] == owner_id]:
-            del self._tools[key]
-        self._tools.update({(owner_id, t.id): t for t in tools})
+        self._tools[owner_id] = {t.id: t for t in tools}
 
     def mounted(self, kn_id: str) -> list[ev.CapabilityRef]:
         """The network's mounted capabilities in binding order."""
@@ -145,7 +141,7 @@ class CatalogState:
 
     def _tool(self, ref: ev.CapabilityRef) -> ev.ToolSpec | ev.McpToolSpec | None:
         """The tool's spec when ``ref`` names a catalogued tool of its kind."""
-        tool = self._tools.get((ref.owner_id or "", ref.capability_id))
+        tool = self._tools.get(ref.owner_id or "", {}).get(ref.capability_id)
         if ref.capability_type == "function" and isinstance(tool, ev.ToolSpec):
             return tool
         if ref.capability_type == "mcp_tool" and isinstance(tool, ev.McpToolSpec):
@@ -207,7 +203,7 @@ def ref_table(
 
 def from_ref_table(table: dict[str, Any]) -> dict[str, list[ev.CapabilityRef]]:
     """The lists :func:`ref_table` wrote (each distinct ref built once, then shared)."""
-    refs = _table_refs(table)
+    refs = capability_refs(table["refs"])
     return {name: [refs[at] for at in positions] for name, positions in table["lists"].items()}
 
 
@@ -215,15 +211,11 @@ def keyed_ref_table(table: dict[str, Any]) -> dict[str, dict[str, ev.CapabilityR
     """:func:`from_ref_table`'s lists as dicts by :attr:`~bkn_common.events.CapabilityRef.key`
     (each distinct ref's key computed once: 10,000 capabilities bound on 200 networks are
     100,000 entries but 10,000 keys)."""
-    refs = _table_refs(table)
+    refs = capability_refs(table["refs"])
     keys = [r.key for r in refs]
     return {name: dict(zip(map(keys.__getitem__, positions), map(refs.__getitem__, positions),
                            strict=True))
             for name, positions in table["lists"].items()}
-
-
-def _table_refs(table: dict[str, Any]) -> list[ev.CapabilityRef]:
-    return capability_refs(table["refs"])
 
 
 _REFS: TypeAdapter[list[ev.CapabilityRef]] = TypeAdapter(list[ev.CapabilityRef])
