@@ -206,22 +206,25 @@ HOPS = (  # (service URL key, route template, method, label), in the order a man
 
 def _server_seconds(layout: Any) -> dict[str, tuple[float, float]]:
     """(sum, count) of ``bkn_http_request_duration_seconds`` for each hop, from the services'
-    own ``/metrics``: time inside each server, from its first middleware to its last byte."""
+    own ``/metrics`` (each scraped once): time inside each server, from its first middleware
+    to its last byte."""
     import httpx
+    from prometheus_client.parser import text_string_to_metric_families
 
     urls = {**layout.urls(), "gateway": layout.gateway_url}
-    found: dict[str, tuple[float, float]] = {}
-    for service, route, method, label in HOPS:
+    samples: dict[tuple[str, str, str, str], float] = {}  # (service, route, method, sum|count)
+    for service in dict.fromkeys(service for service, _, _, _ in HOPS):
         text = httpx.get(f"{urls[service]}/metrics", timeout=10).text
-        wanted = (f'method="{method}"', f'route="{route}"')
-        values = {}
-        for line in text.splitlines():
-            for part in ("sum", "count"):
-                if line.startswith(f"bkn_http_request_duration_seconds_{part}{{") \
-                        and all(w in line for w in wanted):
-                    values[part] = float(line.rsplit(" ", 1)[1])
-        found[label] = (values.get("sum", 0.0), values.get("count", 0.0))
-    return found
+        for family in text_string_to_metric_families(text):
+            if family.name != "bkn_http_request_duration_seconds":
+                continue
+            for sample in family.samples:
+                part = sample.name.rsplit("_", 1)[1]
+                if part in ("sum", "count"):
+                    samples[(service, sample.labels["route"], sample.labels["method"], part)] = sample.value
+    return {label: (samples.get((service, route, method, "sum"), 0.0),
+                    samples.get((service, route, method, "count"), 0.0))
+            for service, route, method, label in HOPS}
 
 
 def _hop_means(before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]]) -> dict[str, float]:
