@@ -3,6 +3,8 @@ encoded them before the client moved to aiohttp, so an upstream sees the same re
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 
 from tool_executor.adapters.openapi_client import json_body, query_pairs, request_url
@@ -42,3 +44,42 @@ def test_the_execute_answer_keeps_every_digit_of_a_long_integer() -> None:
     outcome = ExecutionOutcome("rcpt_1", "succeeded", 200, {"id": 12345678901234567890123, "x": "汇率"}, 1.0, [])
     answer = json_response(outcome.as_dict())  # what /internal/v1/execute sends
     assert json_codec.loads(bytes(answer.body))["body"]["id"] == 12345678901234567890123
+
+
+async def _two_calls_apart(keepalive_seconds: float) -> tuple[list[int], int]:
+    """Two POSTs 0.3 s apart to a server that drops a reused connection: the statuses (a
+    transport failure is -1) and how many connections the server saw."""
+    from tests.support.closing_server import closing_server
+    from tool_executor.adapters.openapi_client import OpenApiClient
+    from tool_executor.domain.openapi import HttpRequestPlan
+    from tool_executor.service_layer.ports import UpstreamUnreachable
+
+    async with closing_server() as (url, server):
+        client = OpenApiClient(1024, keepalive_seconds)
+        plan = HttpRequestPlan("POST", f"{url}/fx/convert", {}, {}, {"amount": 1})
+        statuses = []
+        try:
+            for pause in (0, 0.3):
+                await asyncio.sleep(pause)
+                try:
+                    statuses.append((await client.call(plan, 5, "proxy")).status_code)
+                except UpstreamUnreachable:
+                    statuses.append(-1)
+        finally:
+            await client.aclose()
+        return statuses, server.connections
+
+
+async def test_a_connection_idle_past_the_keepalive_is_not_reused_for_the_next_call() -> None:
+    assert await _two_calls_apart(0.2) == ([200, 200], 2)
+
+
+async def test_a_pool_that_keeps_idle_connections_longer_sends_on_one_the_server_closed() -> None:
+    """Why the keep-alive is shorter than the upstream's: the POST fails and is not resent."""
+    assert await _two_calls_apart(30) == ([200, -1], 1)
+
+
+def test_the_upstream_keepalive_is_shorter_than_common_servers_keep_a_connection() -> None:
+    from tool_executor.settings import ToolExecutorSettings
+
+    assert ToolExecutorSettings().upstream_keepalive_seconds < 5  # uvicorn, Node.js, Apache

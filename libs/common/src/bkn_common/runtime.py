@@ -32,4 +32,5 @@ def serve(app: ASGIApp, settings: ServiceSettings) -> None:
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        timeout_keep_alive=settings.http_keepalive_seconds,
     )

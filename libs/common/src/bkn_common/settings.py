@@ -60,6 +60,11 @@ class ServiceSettings(BaseSettings):
     """How long the broker holds a projection's fetch when it has nothing new (a record that
     arrives ends the wait at once, so this sets the idle polling rate, not visibility)."""
     log_level: str = Field("INFO", validation_alias=_env("LOG_LEVEL"))
+    http_keepalive_seconds: int = Field(75, ge=1, validation_alias=_env("HTTP_KEEPALIVE_SECONDS"))
+    """How long the service keeps an idle client connection open (uvicorn's 5 s otherwise).
+    Longer than any client keeps one in its pool (the gateway's 60 s, a load balancer's 60 s
+    idle timeout): a request a client sends on a connection just as the server closes it fails,
+    and a POST is not resent (it may have run), so the client must be the one to close."""
     # service identity on internal hops (docs/operations.md#security): signs and checks
     # every /internal/ call; the previous secret is also accepted while a rotation rolls out
     mesh_internal_secret: SecretStr | None = Field(

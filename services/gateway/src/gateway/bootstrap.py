@@ -40,6 +40,7 @@ def internal_services(settings: GatewaySettings) -> HttpServices:
         ontology_query=settings.ontology_query_url,
         knowledge_base=settings.knowledge_base_url,
         timeout=settings.internal_timeout_seconds,
+        keepalive_seconds=settings.internal_keepalive_seconds,
         signer=signer_from(settings),
     )
 

@@ -25,6 +25,10 @@ class GatewaySettings(ServiceSettings):
     ontology_query_url: str = "http://127.0.0.1:30784"
     knowledge_base_url: str = "http://127.0.0.1:30785"
     internal_timeout_seconds: float = 30.0
+    internal_keepalive_seconds: float = Field(60.0, gt=0)
+    """How long an idle connection to an internal service stays in the pool: less than the
+    services keep it open (``HTTP_KEEPALIVE_SECONDS``, 75), so the gateway closes it first and
+    never sends a call on a connection the service is closing (a 503 for a healthy service)."""
     access_cache_seconds: float = 1.0
     idempotency_ttl_seconds: int = 24 * 3600
     allowed_origins: list[str] = Field(default_factory=list)

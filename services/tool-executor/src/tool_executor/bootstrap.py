@@ -79,7 +79,7 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     provider, telemetry = service_telemetry(settings)
     state = FactoryState()
     broker = make_broker(settings, provider)
-    http = OpenApiClient(settings.max_response_bytes)
+    http = OpenApiClient(settings.max_response_bytes, settings.upstream_keepalive_seconds)
     publisher = EventPublisher(broker, settings.topic_prefix)
     redis = make_redis(settings)
     redis_prefix = f"bkn:{settings.topic_prefix}tool-executor:"

@@ -19,6 +19,10 @@ class ToolExecutorSettings(CheckpointSettings):
     default_timeout_seconds: float = 10.0
     max_output_chars: int = 8000
     max_response_bytes: int = 2 * 1024 * 1024
+    upstream_keepalive_seconds: float = 4.0
+    """How long an idle connection to an upstream stays in the pool: less than the 5 s uvicorn,
+    Node.js and Apache keep one open, so a call is never sent on a connection the upstream is
+    closing (a POST that fails so is not resent: it may have run)."""
     # a journaled receipt is recovered this long after its tool's own timeout has passed
     receipt_recovery_grace_seconds: float = 30.0
     receipt_sweep_seconds: float = 5.0  # how often each replica looks for overdue receipts

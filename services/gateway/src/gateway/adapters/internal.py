@@ -103,14 +103,16 @@ class _Pool:
     """One keep-alive connection pool for every internal service, opened on first use
     (aiohttp sessions belong to the running event loop)."""
 
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, keepalive_seconds: float) -> None:
         self._default = aiohttp.ClientTimeout(total=timeout)
+        self._keepalive = keepalive_seconds
         self._session: aiohttp.ClientSession | None = None
 
     def session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=256, limit_per_host=64),
+                connector=aiohttp.TCPConnector(limit=256, limit_per_host=64,
+                                             keepalive_timeout=self._keepalive),
                 timeout=self._default,
             )
         return self._session
@@ -136,8 +138,9 @@ class HttpServices:
         timeout: float,
         signer: MeshSigner,
         knowledge_base: str = "http://127.0.0.1:30785",
+        keepalive_seconds: float = 60.0,
     ) -> None:
-        self._pool = _Pool(timeout)
+        self._pool = _Pool(timeout, keepalive_seconds)
         self.capability_index = HttpService("capability-index", capability_index, self._pool, signer)
         self.tool_executor = HttpService("tool-executor", tool_executor, self._pool, signer)
         self.trace_recorder = HttpService("trace-recorder", trace_recorder, self._pool, signer)

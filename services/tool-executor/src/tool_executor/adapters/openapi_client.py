@@ -59,13 +59,15 @@ def json_body(value: Any) -> bytes:
 class OpenApiClient:
     """The :class:`~tool_executor.service_layer.ports.OpenApiUpstream` port over aiohttp."""
 
-    def __init__(self, max_response_bytes: int) -> None:
+    def __init__(self, max_response_bytes: int, keepalive_seconds: float = 4.0) -> None:
         self._session: aiohttp.ClientSession | None = None
         self._max = max_response_bytes
+        self._keepalive = keepalive_seconds
 
     def _pool(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=200))
+            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(
+                limit=200, keepalive_timeout=self._keepalive))
         return self._session
 
     async def call(
