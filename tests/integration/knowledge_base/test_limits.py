@@ -62,5 +62,7 @@ def test_a_restart_reuses_the_checkpointed_vectors(kb_mesh: RunningMesh, tight: 
     vectors = _stats(tight)["vectors"]
     assert isinstance(vectors, dict)
     wait_until(lambda: _stats(tight)["vectors"]["stored"] > 0, timeout=60)  # type: ignore[index]
+    # and the encoder is loaded for the queries although no chunk waits for it
+    wait_until(lambda: _stats(tight)["vectors"]["encoderLoaded"], timeout=120)  # type: ignore[index]
     assert _stats(tight)["vectors"]["embeddedSinceStart"] == 0  # type: ignore[index]
     assert _stats(tight)["vectors"]["pending"] == 0  # type: ignore[index]

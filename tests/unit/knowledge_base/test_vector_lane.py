@@ -137,6 +137,50 @@ def test_a_failing_encoder_degrades_the_answer(demo_state: KnowledgeState, reade
     assert failed["searchStatus"] in ("ok", "no_candidates")
 
 
+def _search_after_start(state: KnowledgeState, reader: Reader, vectors: VectorStore) -> dict[str, object]:
+    """What a search answers once the indexer has run a moment after a start."""
+    indexes = Indexes(state, vectors, 300)
+    searcher = Searcher(state, indexes, MemoryCursorStore(), 5, 240, 60)
+
+    async def started() -> dict[str, object]:
+        indexer = asyncio.create_task(indexes.run())
+        try:
+            for _ in range(100):  # until the encoder is loaded (or failed), at most 5 s
+                await asyncio.sleep(0.05)
+                if vectors.loaded or vectors.failed:
+                    break
+            return await searcher.search(reader, SearchRequest("handbook", "hotel cap per night"), "en-US")
+        finally:
+            indexer.cancel()
+
+    return asyncio.run(started())
+
+
+def test_a_restart_that_found_every_vector_in_the_checkpoint_still_loads_the_encoder(
+    demo_state: KnowledgeState, reader: Reader,
+) -> None:
+    """Nothing waits to be embedded, yet the queries need the encoder: it used to load only
+    with the first pending chunk, so every search said ENCODER_LOADING until new content came."""
+    _, before = _embedded(demo_state, HashingEmbedder())
+    embedder = HashingEmbedder()
+    restarted = VectorStore(lambda: embedder, "hashing", batch=64)
+    restarted.load(dict(before.vectors))  # what the checkpoint gives back
+    answer = _search_after_start(demo_state, reader, restarted)
+    assert answer["semanticStatus"] == {"state": "ready", "safeCode": None}
+    assert restarted.embedded == 0 and embedder.calls == [["hotel cap per night"]]  # the query only
+
+
+def test_an_encoder_that_cannot_load_is_said_so_not_still_loading(
+    demo_state: KnowledgeState, reader: Reader,
+) -> None:
+    def broken() -> HashingEmbedder:
+        raise RuntimeError("no weights")
+
+    answer = _search_after_start(demo_state, reader, VectorStore(broken, "hashing"))
+    assert answer["semanticStatus"] == {"state": "degraded", "safeCode": "ENCODER_LOAD_FAILED"}
+    assert answer["items"]  # answered lexically
+
+
 def test_blas_is_capped_at_the_setting() -> None:
     if not blas_threads():
         pytest.skip("no BLAS library loaded")

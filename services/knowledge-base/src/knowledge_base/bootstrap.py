@@ -139,7 +139,7 @@ def _stats_router(state: KnowledgeState, indexes: Indexes, searcher: Searcher) -
                       for k, b in state.bases.items() if b.applied},
             "settled": indexes.settled(),
             "vectors": None if vectors is None else {
-                "stored": len(vectors.vectors), "pending": vectors.pending,
+                "stored": len(vectors.vectors), "pending": vectors.pending, "encoderLoaded": vectors.loaded,
                 "embeddedSinceStart": vectors.embedded, "checkpointed": indexes.checkpointed,
                 "laneBatches": searcher.vector_lane(vectors).batches,
                 "laneSearches": searcher.vector_lane(vectors).searches},

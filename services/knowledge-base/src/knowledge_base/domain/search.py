@@ -243,7 +243,7 @@ class SearchIndex:
         check()
         semantic = _semantic_state(self, vectors, semantic_off_reason, "vector" in weights)
         if "vector" in weights and vectors is not None and semantic[0] != "unavailable" \
-                and semantic[1] != "ENCODER_LOADING":
+                and semantic[1] not in NO_ENCODER:
             if vector_hits is None:
                 try:
                     vector_hits = self.semantic(vectors.embed_query(query))
@@ -294,6 +294,10 @@ class SearchIndex:
         return Outcome(hits, semantic, {k: len(v) for k, v in lanes.items()})
 
 
+NO_ENCODER = ("ENCODER_LOADING", "ENCODER_LOAD_FAILED")
+"""The encoder is not there to embed the query: no vector lane at all."""
+
+
 def _semantic_state(index: SearchIndex, vectors: Vectors | None, off_reason: str | None,
                     wanted: bool) -> tuple[str, str | None]:
     if not wanted:
@@ -301,7 +305,7 @@ def _semantic_state(index: SearchIndex, vectors: Vectors | None, off_reason: str
     if vectors is None:
         return ("unavailable", off_reason or "EMBEDDINGS_DISABLED")
     if not getattr(vectors, "loaded", True):
-        return ("degraded", "ENCODER_LOADING")
+        return ("degraded", "ENCODER_LOAD_FAILED" if getattr(vectors, "failed", None) else "ENCODER_LOADING")
     if index.chunks and index.missing_vectors == len(index.chunks):
         return ("degraded", "VECTORS_PENDING")
     if index.missing_vectors:

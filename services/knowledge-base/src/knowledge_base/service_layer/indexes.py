@@ -100,6 +100,8 @@ class Indexes:
                         await self.index(kb_id)
                     except Exception:
                         log.exception("indexing %s failed", kb_id)
+            if not await self._encoder_loaded():
+                continue
             while self.vectors is not None and self.vectors.pending and not self._wake.is_set():
                 try:
                     await asyncio.to_thread(self.vectors.embed_batch)
@@ -113,6 +115,21 @@ class Indexes:
                 self.save()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self._checkpoint_seconds)
+
+    async def _encoder_loaded(self) -> bool:
+        """Load the encoder once a base is applied, whether or not a chunk waits to be embedded:
+        after a restart that found every vector in the checkpoint nothing does, and the
+        queries' vectors still need it (a failure: retried after 5 s; False meanwhile)."""
+        vectors = self.vectors
+        if vectors is None or vectors.loaded or not any(b.applied for b in self.state.bases.values()):
+            return True
+        try:
+            await asyncio.to_thread(vectors.load_encoder)
+        except Exception:
+            log.exception("loading the encoder failed; retrying in 5 s")
+            await asyncio.sleep(5)
+            return False
+        return True
 
     def settled(self) -> bool:
         """Every applied base indexed at its current version and nothing left to embed."""

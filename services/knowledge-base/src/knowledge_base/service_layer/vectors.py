@@ -48,6 +48,15 @@ class VectorStore:
             self._embedder = self._load_embedder()
         return self._embedder
 
+    def load_encoder(self) -> None:
+        """Load the encoder now (blocking: run it in a worker thread); a failure is kept in
+        ``failed`` and raised."""
+        try:
+            self.embedder()
+        except Exception as exc:
+            self.failed = type(exc).__name__
+            raise
+
     def want(self, chunks: Iterable[Chunk]) -> int:
         added = 0
         with self._lock:
