@@ -81,10 +81,10 @@ def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
     checkpoint = (VectorCheckpoint(settings.checkpoint_dir, vectors.name)
                   if vectors is not None and settings.checkpoint_dir else None)
 
-    def save() -> None:
+    def save(bases: dict[str, set[str]]) -> None:
         if checkpoint is not None and vectors is not None:
             positions = {f"{tp.topic}:{tp.partition}": o for tp, o in runner.positions.items()}
-            checkpoint.save(dict(vectors.vectors), positions)
+            checkpoint.save(dict(vectors.vectors), positions, bases)
 
     indexes = Indexes(state, vectors, settings.chunk_chars, save if checkpoint else None,
                       settings.checkpoint_interval_seconds, settle_heap)
@@ -99,7 +99,9 @@ def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
     @asynccontextmanager
     async def indexing() -> AsyncIterator[None]:
         if checkpoint is not None and vectors is not None:
-            vectors.load(await asyncio.to_thread(checkpoint.load))
+            loaded, bases = await asyncio.to_thread(checkpoint.load)
+            vectors.load(loaded)
+            indexes.carry(bases)
         task = asyncio.create_task(indexes.run(runner.caught_up), name="knowledge-base-indexer")
         try:
             yield

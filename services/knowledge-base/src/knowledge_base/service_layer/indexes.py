@@ -24,7 +24,8 @@ log = logging.getLogger(__name__)
 
 class Indexes:
     def __init__(self, state: KnowledgeState, vectors: VectorStore | None, chunk_chars: int,
-                 checkpoint: Callable[[], None] | None = None, checkpoint_seconds: float = 30.0,
+                 checkpoint: Callable[[dict[str, set[str]]], None] | None = None,
+                 checkpoint_seconds: float = 30.0,
                  settle: Callable[[], None] | None = None) -> None:
         self.state = state
         self.vectors = vectors
@@ -37,6 +38,13 @@ class Indexes:
         self._checkpoint_seconds = checkpoint_seconds
         self._saved_version = -1
         self._settle = settle  # run after each build, in the build's thread (bootstrap: the heap)
+        self._carried: dict[str, set[str]] = {}
+
+    def carry(self, bases: dict[str, set[str]]) -> None:
+        """The chunk keys each base used when the vector checkpoint was written: kept until
+        that base is indexed again, so vectors loaded before their base is re-applied (a
+        store rebuilt on new topics, a base applied after the restart) are not pruned."""
+        self._carried = {kb: set(keys) for kb, keys in bases.items()}
 
     def wake(self) -> None:
         self._wake.set()
@@ -148,9 +156,11 @@ class Indexes:
                  and (k not in self._indexes or self._indexes[k][0] != b.version)]
         if stale:  # vectors of a base not indexed yet must not be pruned
             return
+        used = {kb: {c.key for c in index.chunks} for kb, (_, index, _) in self._indexes.items()}
+        used.update({kb: keys for kb, keys in self._carried.items() if kb not in used})
         try:
-            self.vectors.keep_only({c.key for _, index, _ in self._indexes.values() for c in index.chunks})
-            self._checkpoint()
+            self.vectors.keep_only(set().union(*used.values()))
+            self._checkpoint(used)
             self._saved_version = self.vectors.version
         except Exception:
             log.exception("vector checkpoint failed")
