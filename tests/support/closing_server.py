@@ -8,9 +8,11 @@ tell a client that reuses an idle connection from one that opens a new one."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import TypeVar
 
+T = TypeVar("T")
 ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}"
 
 
@@ -47,3 +49,11 @@ async def closing_server() -> AsyncIterator[tuple[str, ClosingServer]]:
     finally:
         server.close()
         await server.wait_closed()
+
+
+async def twice(call: Callable[[], Awaitable[T]], pause: float = 0.3) -> list[T]:
+    """What ``call`` gives, then again ``pause`` seconds later (past a short keep-alive, well
+    inside a long one)."""
+    first = await call()
+    await asyncio.sleep(pause)
+    return [first, await call()]

@@ -4,14 +4,12 @@ is a 503 for a healthy service."""
 
 from __future__ import annotations
 
-import asyncio
-
 from bkn_common.errors import ApiError
 from bkn_common.mesh_auth import MeshSigner
 from bkn_common.settings import ServiceSettings
 from gateway.adapters.internal import HttpServices
 from gateway.settings import GatewaySettings
-from tests.support.closing_server import closing_server
+from tests.support.closing_server import closing_server, twice
 
 UNUSED = "http://127.0.0.1:9"
 
@@ -21,18 +19,18 @@ async def _two_calls_apart(keepalive_seconds: float) -> tuple[list[str], int]:
         services = HttpServices(capability_index=url, tool_executor=UNUSED, trace_recorder=UNUSED,
                                 ontology_query=UNUSED, knowledge_base=UNUSED, timeout=5,
                                 signer=MeshSigner("s" * 32, "gateway"), keepalive_seconds=keepalive_seconds)
-        outcomes = []
+
+        async def call() -> str:
+            try:
+                await services.capability_index.call("POST", "/internal/v1/search", json={"q": 1})
+                return "ok"
+            except ApiError as exc:
+                return exc.code
+
         try:
-            for pause in (0, 0.3):
-                await asyncio.sleep(pause)
-                try:
-                    await services.capability_index.call("POST", "/internal/v1/search", json={"q": 1})
-                    outcomes.append("ok")
-                except ApiError as exc:
-                    outcomes.append(exc.code)
+            return await twice(call), server.connections
         finally:
             await services.close()
-        return outcomes, server.connections
 
 
 async def test_an_idle_connection_past_the_keepalive_is_replaced() -> None:

@@ -3,8 +3,6 @@ encoded them before the client moved to aiohttp, so an upstream sees the same re
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx
 
 from tool_executor.adapters.openapi_client import json_body, query_pairs, request_url
@@ -49,7 +47,7 @@ def test_the_execute_answer_keeps_every_digit_of_a_long_integer() -> None:
 async def _two_calls_apart(keepalive_seconds: float) -> tuple[list[int], int]:
     """Two POSTs 0.3 s apart to a server that drops a reused connection: the statuses (a
     transport failure is -1) and how many connections the server saw."""
-    from tests.support.closing_server import closing_server
+    from tests.support.closing_server import closing_server, twice
     from tool_executor.adapters.openapi_client import OpenApiClient
     from tool_executor.domain.openapi import HttpRequestPlan
     from tool_executor.service_layer.ports import UpstreamUnreachable
@@ -57,17 +55,17 @@ async def _two_calls_apart(keepalive_seconds: float) -> tuple[list[int], int]:
     async with closing_server() as (url, server):
         client = OpenApiClient(1024, keepalive_seconds)
         plan = HttpRequestPlan("POST", f"{url}/fx/convert", {}, {}, {"amount": 1})
-        statuses = []
+
+        async def call() -> int:
+            try:
+                return (await client.call(plan, 5, "proxy")).status_code
+            except UpstreamUnreachable:
+                return -1
+
         try:
-            for pause in (0, 0.3):
-                await asyncio.sleep(pause)
-                try:
-                    statuses.append((await client.call(plan, 5, "proxy")).status_code)
-                except UpstreamUnreachable:
-                    statuses.append(-1)
+            return await twice(call), server.connections
         finally:
             await client.aclose()
-        return statuses, server.connections
 
 
 async def test_a_connection_idle_past_the_keepalive_is_not_reused_for_the_next_call() -> None:

@@ -19,6 +19,7 @@ from yarl import URL
 
 from bkn_common import json_codec
 from bkn_common.errors import ApiError, ErrorCode, ErrorEnvelope
+from bkn_common.http_pool import HttpPool
 from bkn_common.i18n import Language
 from bkn_common.mesh_auth import MeshSigner, encode_query
 from bkn_common.openapi_errors import OpenApiError
@@ -39,7 +40,7 @@ class HttpService:
     """One internal service reached over HTTP (the ``InternalService`` port); every request is
     signed (``bkn_common.mesh_auth``) with the account it runs for inside the signature."""
 
-    def __init__(self, name: str, base_url: str, pool: _Pool, signer: MeshSigner) -> None:
+    def __init__(self, name: str, base_url: str, pool: HttpPool, signer: MeshSigner) -> None:
         self.name = name
         self._base = base_url.rstrip("/")
         self._base_path = urlsplit(self._base).path
@@ -99,32 +100,6 @@ class HttpService:
         return json_codec.loads(payload)
 
 
-class _Pool:
-    """One keep-alive connection pool for every internal service, opened on first use
-    (aiohttp sessions belong to the running event loop)."""
-
-    def __init__(self, timeout: float, keepalive_seconds: float) -> None:
-        self._default = aiohttp.ClientTimeout(total=timeout)
-        self._keepalive = keepalive_seconds
-        self._session: aiohttp.ClientSession | None = None
-
-    def session(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=256, limit_per_host=64,
-                                             keepalive_timeout=self._keepalive),
-                timeout=self._default,
-            )
-        return self._session
-
-    def timeout(self, seconds: float | None) -> aiohttp.ClientTimeout:
-        return self._default if seconds is None else aiohttp.ClientTimeout(total=seconds)
-
-    async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-
-
 class HttpServices:
     """The internal services (the ``InternalServices`` port), sharing one connection pool."""
 
@@ -140,7 +115,8 @@ class HttpServices:
         knowledge_base: str = "http://127.0.0.1:30785",
         keepalive_seconds: float = 60.0,
     ) -> None:
-        self._pool = _Pool(timeout, keepalive_seconds)
+        self._pool = HttpPool(keepalive_seconds=keepalive_seconds, limit=256, limit_per_host=64,
+                              timeout_seconds=timeout)
         self.capability_index = HttpService("capability-index", capability_index, self._pool, signer)
         self.tool_executor = HttpService("tool-executor", tool_executor, self._pool, signer)
         self.trace_recorder = HttpService("trace-recorder", trace_recorder, self._pool, signer)

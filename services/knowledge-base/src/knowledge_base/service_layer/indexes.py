@@ -42,7 +42,7 @@ class Indexes:
 
     def carry(self, bases: dict[str, set[str]]) -> None:
         """The chunk keys each base used when the vector checkpoint was written: kept until
-        that base is indexed again, so vectors loaded before their base is re-applied (a
+        that base is indexed again (then dropped), so vectors loaded before their base is re-applied (a
         store rebuilt on new topics, a base applied after the restart) are not pruned."""
         self._carried = {kb: set(keys) for kb, keys in bases.items()}
 
@@ -83,6 +83,7 @@ class Indexes:
                     return None
                 current = built
                 self._indexes[kb_id] = current
+                self._carried.pop(kb_id, None)  # its index says which vectors it uses now
                 self.wake()
             version, index, seen = current
             if self.vectors is not None and seen != self.vectors.version and index.missing_vectors:
@@ -157,7 +158,7 @@ class Indexes:
         if stale:  # vectors of a base not indexed yet must not be pruned
             return
         used = {kb: {c.key for c in index.chunks} for kb, (_, index, _) in self._indexes.items()}
-        used.update({kb: keys for kb, keys in self._carried.items() if kb not in used})
+        used.update(self._carried)  # bases not indexed since the start
         try:
             self.vectors.keep_only(set().union(*used.values()))
             self._checkpoint(used)

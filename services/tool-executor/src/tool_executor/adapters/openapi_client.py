@@ -21,6 +21,7 @@ import aiohttp
 from yarl import URL
 
 from bkn_common import json_codec
+from bkn_common.http_pool import HttpPool
 from tool_executor.domain.openapi import HttpRequestPlan
 from tool_executor.service_layer.ports import UpstreamResponse, UpstreamTimeout, UpstreamUnreachable
 
@@ -60,15 +61,8 @@ class OpenApiClient:
     """The :class:`~tool_executor.service_layer.ports.OpenApiUpstream` port over aiohttp."""
 
     def __init__(self, max_response_bytes: int, keepalive_seconds: float = 4.0) -> None:
-        self._session: aiohttp.ClientSession | None = None
+        self._pool = HttpPool(keepalive_seconds=keepalive_seconds, limit=200)
         self._max = max_response_bytes
-        self._keepalive = keepalive_seconds
-
-    def _pool(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(
-                limit=200, keepalive_timeout=self._keepalive))
-        return self._session
 
     async def call(
         self, plan: HttpRequestPlan, timeout: float, proxy_id: str, execution: dict[str, str] | None = None
@@ -83,9 +77,9 @@ class OpenApiClient:
             if not any(name.lower() == "content-type" for name in headers):
                 headers["Content-Type"] = "application/json"
         try:
-            async with self._pool().request(
+            async with self._pool.session().request(
                 plan.method, request_url(plan.url, plan.params), headers=headers, data=data,
-                allow_redirects=False, timeout=aiohttp.ClientTimeout(total=timeout),
+                allow_redirects=False, timeout=self._pool.timeout(timeout),
             ) as response:
                 raw = await response.read()
                 status, content_type = response.status, response.headers.get("content-type", "")
@@ -104,5 +98,4 @@ class OpenApiClient:
         return UpstreamResponse(status, body, content_type)
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        await self._pool.close()
