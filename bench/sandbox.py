@@ -6,7 +6,9 @@ Each sandbox adapter runs the same trivial function tool (``handler(a) -> a["n"]
 the same one-file Python skill N=60 times, sequentially, the adapters interleaved so both see
 the same machine load. ``process`` is the old Python-level sandbox (a child interpreter with
 rlimits, as before issue 14); ``bwrap`` adds the namespaces, the read-only view, the scratch
-tmpfs and the uid switch. Reports p50/p90 of each and the added p50.
+tmpfs, the uid switch and the seccomp filter; ``bwrap-no-seccomp`` is the same without the
+filter (TOOL_EXECUTOR_SANDBOX_SECCOMP=false), so the filter's own cost is a pair measured side
+by side. Reports p50/p90 of each and the added p50s.
 
 Measurements only, nothing asserted. Results: bench/results/sandbox.json.
 """
@@ -34,9 +36,11 @@ async def _measure() -> dict[str, dict[str, list[float]]]:
     from tool_executor.adapters.sandbox import ProcessSandbox
     from tool_executor.domain.sandbox import SandboxLimits
 
-    bwrap = BwrapSandbox()
+    bwrap, unfiltered = BwrapSandbox(), BwrapSandbox(seccomp=False)
     bwrap.check()
-    adapters: dict[str, Any] = {"process": ProcessSandbox(), "bwrap": bwrap}
+    unfiltered.check()
+    adapters: dict[str, Any] = {"process": ProcessSandbox(), "bwrap": bwrap,
+                                "bwrap-no-seccomp": unfiltered}
     limits = SandboxLimits()
     samples: dict[str, dict[str, list[float]]] = {
         kind: {name: [] for name in adapters} for kind in ("function", "skill")
@@ -67,10 +71,13 @@ def main() -> dict[str, Any]:
         for name, summary in summaries.items():
             rows.append({"call": kind, "sandbox": name, "p50_ms": summary["p50_ms"],
                          "p90_ms": summary["p90_ms"], "mean_ms": summary["mean_ms"]})
-        added = summaries["bwrap"]["p50_ms"] - summaries["process"]["p50_ms"]
-        payload[kind]["bwrap_added_p50_ms"] = added
-        rows.append({"call": kind, "sandbox": "bwrap - process", "p50_ms": added,
-                     "p90_ms": float("nan"), "mean_ms": float("nan")})
+        for label, minus in (("bwrap - process", "process"), ("seccomp: bwrap - bwrap-no-seccomp",
+                                                              "bwrap-no-seccomp")):
+            added = summaries["bwrap"]["p50_ms"] - summaries[minus]["p50_ms"]
+            key = "bwrap_added_p50_ms" if minus == "process" else "seccomp_added_p50_ms"
+            payload[kind][key] = added
+            rows.append({"call": kind, "sandbox": label, "p50_ms": added,
+                         "p90_ms": float("nan"), "mean_ms": float("nan")})
     print_table(f"sandbox: per-call latency, N={N} each, sequential", rows)
     path = write_result("sandbox", payload)
     print(f"wrote {path}")

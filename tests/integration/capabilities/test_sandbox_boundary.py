@@ -8,6 +8,7 @@ tool-executor runs with a marker secret in its environment; no function may see 
 from __future__ import annotations
 
 import json
+import platform
 import socket
 import uuid
 from collections.abc import Iterator
@@ -97,6 +98,29 @@ def handler(a):
         sys.stdout.write('p' * (1024 * 1024))
     return 'done'
 """
+KERNEL_SURFACE = """import ctypes, os, subprocess, threading
+NUMBERS = {'unshare': 272, 'clone': 56, 'io_uring_setup': 425, 'bpf': 321, 'keyctl': 250,
+           'clone3': 435}
+def handler(a):
+    libc = ctypes.CDLL(None, use_errno=True)
+    def call(name, *args):
+        ctypes.set_errno(0)
+        result = libc.syscall(NUMBERS[name], *args)
+        return os.strerror(ctypes.get_errno()) if result == -1 else 'succeeded'
+    answers = {
+        'unshare(CLONE_NEWUSER)': call('unshare', 0x10000000),
+        'clone(CLONE_NEWUSER)': call('clone', 0x10000000 | 17, 0, 0, 0, 0),
+        'io_uring_setup': call('io_uring_setup', 1, 0),
+        'bpf': call('bpf', 0, 0, 0),
+        'keyctl': call('keyctl', 0, 0),
+        'clone3': call('clone3', 0, 0),
+    }
+    thread = threading.Thread(target=lambda: None)
+    thread.start()
+    thread.join()
+    answers['child process'] = subprocess.run(['/bin/echo', 'ok'], capture_output=True).stdout.decode()
+    return answers
+"""
 NORMAL = "def handler(a):\n    return {'sum': a['x'] + a['y']}\n"
 SCRATCH_NOTE = "def handler(a):\n    open('/scratch/earlier.txt', 'w').write('x')\n    return 'noted'\n"
 
@@ -111,6 +135,7 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "s_loop": (INFINITE_LOOP, {"cpu_seconds": 1, "wall_seconds": 60.0}),
     "s_return_60mb": (RETURN_60_MB, {"memory_mb": 512, "wall_seconds": 30.0}),
     "s_print_60mb": (PRINT_60_MB, {"wall_seconds": 30.0}),
+    "s_kernel_surface": (KERNEL_SURFACE, {}),
     "s_normal": (NORMAL, {}),
 }
 
@@ -188,6 +213,23 @@ def test_writes_outside_the_scratch_directory_do_not_reach_the_host(
     assert set(body["written"]) <= {str(host_tmp)}  # /tmp inside is the sandbox's scratch
     for target in targets:
         assert not Path(target).exists(), target
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the payload names x86_64 syscall numbers")
+def test_the_seccomp_filter_refuses_namespaces_and_kernel_interfaces_but_not_threads_or_children(
+    mesh: RunningMesh, context: dict[str, str]
+) -> None:
+    refused_with = "Operation not permitted"
+    assert ok(run(mesh, context, "s_kernel_surface")) == {
+        "unshare(CLONE_NEWUSER)": refused_with,  # without the filter: succeeded
+        "clone(CLONE_NEWUSER)": refused_with,
+        "io_uring_setup": refused_with,
+        "bpf": refused_with,
+        "keyctl": refused_with,
+        "clone3": "Function not implemented",  # so libc falls back to clone
+        "child process": "ok\n",
+    }
+    still_serving(mesh, context)
 
 
 @pytest.mark.parametrize(

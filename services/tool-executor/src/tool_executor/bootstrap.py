@@ -58,7 +58,8 @@ def make_sandbox(settings: ToolExecutorSettings) -> Sandbox:
     sandbox = BwrapSandbox(settings.sandbox_bwrap_path, python,
                            max_concurrent=settings.sandbox_max_concurrent,
                            uid_base=settings.sandbox_uid_base,
-                           check_timeout_seconds=settings.sandbox_check_timeout_seconds)
+                           check_timeout_seconds=settings.sandbox_check_timeout_seconds,
+                           seccomp=settings.sandbox_seccomp)
     sandbox.check()
     return sandbox
 

@@ -37,6 +37,9 @@ class ToolExecutorSettings(CheckpointSettings):
     sandbox_max_processes: int = 32
     sandbox_max_output_bytes: int = 1024 * 1024  # stdout + stderr; past it the run is killed
     sandbox_scratch_mb: int = 64
+    # the seccomp filter of every bwrap run (adapters/seccomp_filter.py); false only where the
+    # machine's architecture has no syscall table there (x86_64 and aarch64 have)
+    sandbox_seccomp: bool = True
     sandbox_check_timeout_seconds: float = 120.0  # the start-up probe; past it SandboxUnavailable
     skill_cpu_seconds: int = 10
     skill_memory_mb: int = 512

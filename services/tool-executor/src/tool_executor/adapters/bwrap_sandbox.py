@@ -11,6 +11,8 @@ What the kernel enforces for every run (docs/architecture.md, "The sandbox bound
 - an unprivileged user: run as root, the payload switches to a uid of its own (one per
   concurrent slot, no capabilities) before the payload starts; run as another user, bwrap
   makes a user namespace and the payload is that user without capabilities;
+- a seccomp filter (``seccomp_filter``) that refuses tracing, new namespaces, mounts, kernel
+  modules, bpf, io_uring, the keyring and the like, handed to bwrap through a pipe per run;
 - rlimits (CPU, address space, processes, file size) and the wall-clock / output limits of
   ``run_contained``; when bwrap dies the namespace's init dies and the kernel kills every
   process left in it.
@@ -19,10 +21,12 @@ What the kernel enforces for every run (docs/architecture.md, "The sandbox bound
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
@@ -34,6 +38,7 @@ from tool_executor.adapters.sandbox_run import (
     run_contained,
     set_limits,
 )
+from tool_executor.adapters.seccomp_filter import UnsupportedArchitecture, machine_table, program
 from tool_executor.domain.sandbox import SandboxLimits, SandboxResult
 
 SCRATCH = "/scratch"
@@ -85,6 +90,7 @@ class BwrapSandbox(GuardedSandbox):
         max_concurrent: int = 8,
         uid_base: int = 0,
         check_timeout_seconds: float = 120.0,
+        seccomp: bool = True,
     ) -> None:
         found = shutil.which(bwrap)
         if found is None:
@@ -104,7 +110,28 @@ class BwrapSandbox(GuardedSandbox):
         self._uids: asyncio.Queue[int] = asyncio.Queue()
         for slot in range(max_concurrent):
             self._uids.put_nowait(base + slot if self._privileged else NOBODY)
+        try:
+            self._seccomp = program(machine_table()) if seccomp else None
+        except UnsupportedArchitecture as exc:
+            raise SandboxUnavailable(str(exc)) from exc
         self._head, self._view = self._fixed_args()
+
+    @contextlib.contextmanager
+    def _filter_fd(self) -> Iterator[int | None]:
+        """The read end of a pipe holding the seccomp program, for one run's bwrap (it reads
+        the program to its end, so every run gets its own); closed here once bwrap has it."""
+        if self._seccomp is None:
+            yield None
+            return
+        read, write = os.pipe()
+        try:
+            os.write(write, self._seccomp)  # a few hundred bytes: far below a pipe's buffer
+        finally:
+            os.close(write)
+        try:
+            yield read
+        finally:
+            os.close(read)
 
     def _fixed_args(self) -> tuple[list[str], list[str]]:
         """The parts of every run's command line that depend on nothing but this host: the
@@ -122,9 +149,12 @@ class BwrapSandbox(GuardedSandbox):
                  "--dev", "/dev", "--perms", "1777"]
         return head, view
 
-    def argv(self, uid: int, limits: SandboxLimits, mode: str) -> list[str]:
-        """The bwrap command line of one run (``mode``: function | skill)."""
+    def argv(self, uid: int, limits: SandboxLimits, mode: str, seccomp_fd: int | None = None) -> list[str]:
+        """The bwrap command line of one run (``mode``: function | skill; ``seccomp_fd``: the
+        file descriptor bwrap reads the filter from, passed on to it)."""
         args = [*self._head]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         if not limits.allow_network:
             args.append("--unshare-net")
         if self._privileged:  # only setpriv uses them, to drop to ``uid`` with no capabilities
@@ -145,12 +175,14 @@ class BwrapSandbox(GuardedSandbox):
         uid = self._uids.get_nowait()
         try:
             limits = SandboxLimits()
-            done = subprocess.run(
-                self.argv(uid, limits, "function"),
-                input=function_request("def handler(a):\n    return a", "handler", {"ok": 1}, limits),
-                capture_output=True, env={}, timeout=self._check_timeout,
-                preexec_fn=partial(set_limits, limits), check=False,
-            )
+            with self._filter_fd() as fd:
+                done = subprocess.run(
+                    self.argv(uid, limits, "function", fd),
+                    input=function_request("def handler(a):\n    return a", "handler", {"ok": 1}, limits),
+                    capture_output=True, env={}, timeout=self._check_timeout,
+                    preexec_fn=partial(set_limits, limits), check=False,
+                    pass_fds=() if fd is None else (fd,),
+                )
         except subprocess.TimeoutExpired as exc:
             raise SandboxUnavailable(
                 f"the bwrap sandbox start-up check did not finish within {self._check_timeout:g} s "
@@ -167,7 +199,10 @@ class BwrapSandbox(GuardedSandbox):
     async def _run(self, mode: str, stdin: bytes, limits: SandboxLimits) -> SandboxResult:
         uid = await self._uids.get()
         try:
-            return await run_contained(self.argv(uid, limits, mode), stdin, limits, env={},
-                                       preexec=partial(set_limits, limits), signal_of=_signal_of)
+            with self._filter_fd() as fd:
+                return await run_contained(
+                    self.argv(uid, limits, mode, fd), stdin, limits, env={},
+                    preexec=partial(set_limits, limits), signal_of=_signal_of,
+                    pass_fds=() if fd is None else (fd,))
         finally:
             self._uids.put_nowait(uid)

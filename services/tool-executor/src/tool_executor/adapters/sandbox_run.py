@@ -13,7 +13,7 @@ import json
 import os
 import resource
 import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +87,7 @@ async def run_contained(
     cwd: str | None = None,
     preexec: Callable[[], None] | None = None,
     signal_of: Callable[[int], int | None],
+    pass_fds: Sequence[int] = (),
 ) -> SandboxResult:
     """Run ``argv`` in a new session; killed (the whole group) at the wall-clock limit or when
     stdout + stderr pass ``limits.max_output_bytes``. ``signal_of`` turns the exit status
@@ -100,6 +101,7 @@ async def run_contained(
         cwd=cwd,
         preexec_fn=preexec,
         start_new_session=True,
+        pass_fds=tuple(pass_fds),
     )
     stdout_pipe, stderr_pipe = process.stdout, process.stderr
     assert stdout_pipe is not None and stderr_pipe is not None
