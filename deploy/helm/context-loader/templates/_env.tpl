@@ -78,6 +78,8 @@
   value: {{ .Values.toolExecutor.sandbox | quote }}
 - name: TOOL_EXECUTOR_SANDBOX_MAX_CONCURRENT
   value: {{ .Values.toolExecutor.sandboxMaxConcurrent | quote }}
+- name: TOOL_EXECUTOR_SANDBOX_SECCOMP
+  value: {{ .Values.toolExecutor.sandboxSeccomp | quote }}
 {{- end -}}
 
 {{- define "cl.env.traceRecorder" -}}
