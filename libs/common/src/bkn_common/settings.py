@@ -60,6 +60,11 @@ class ServiceSettings(BaseSettings):
     """How long the broker holds a projection's fetch when it has nothing new (a record that
     arrives ends the wait at once, so this sets the idle polling rate, not visibility)."""
     log_level: str = Field("INFO", validation_alias=_env("LOG_LEVEL"))
+    stop_seconds: float = Field(1.5, gt=0, le=30, validation_alias=_env("STOP_SECONDS"))
+    """How long a service may take to stop after SIGTERM or SIGINT, in any state (starting,
+    waiting for Kafka, serving, draining): past it the process exits at once. Everything a
+    stop would finish is crash-safe (journaled receipts, committed offsets), so a cut-short stop
+    loses nothing; a pod is never left in Terminating."""
     http_keepalive_seconds: int = Field(75, ge=1, validation_alias=_env("HTTP_KEEPALIVE_SECONDS"))
     """How long the service keeps an idle client connection open (uvicorn's 5 s otherwise).
     Longer than any client keeps one in its pool (the gateway's 60 s, a load balancer's 60 s
