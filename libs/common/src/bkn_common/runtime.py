@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import socket
+import sys
 import threading
 from types import FrameType
 
@@ -55,6 +56,7 @@ class PromptServer(uvicorn.Server):
                 raise
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        log.info("signal %d: stopping (%s)", sig, "serving" if self.started else "starting")
         super().handle_exit(sig, frame)
         if self._deadline is None:
             self._deadline = threading.Timer(self._stop_seconds, _exit_now, (sig, self._stop_seconds))
@@ -81,6 +83,13 @@ def serve(app: ASGIApp, settings: ServiceSettings) -> None:
         timeout_keep_alive=settings.http_keepalive_seconds,
     )
     PromptServer(config, settings.stop_seconds).run()
+    # The app's lifespan closed every resource; what is left is the interpreter's own exit,
+    # whose atexit hooks (a tracer provider flushing to a broker that does not answer) can wait
+    # for seconds. Nothing more needs doing: exit now.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 __all__ = ["PromptServer", "configure_logging", "serve"]
