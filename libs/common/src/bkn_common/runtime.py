@@ -66,11 +66,10 @@ class PromptServer(uvicorn.Server):
             self._serving.get_loop().call_soon_threadsafe(self._serving.cancel)
 
 
-def serve(app: ASGIApp, settings: ServiceSettings) -> None:
-    """Run ``app`` on the service's host and port until SIGINT/SIGTERM (stopped within
-    ``settings.stop_seconds`` of the signal, whatever it was doing)."""
-    configure_logging(settings)
-    config = uvicorn.Config(
+def server_config(app: ASGIApp, settings: ServiceSettings) -> uvicorn.Config:
+    """uvicorn's configuration of a service: its host and port, uvloop and httptools, the
+    keep-alive it promises clients, half the stop deadline for open connections."""
+    return uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -82,7 +81,13 @@ def serve(app: ASGIApp, settings: ServiceSettings) -> None:
         timeout_graceful_shutdown=max(1, int(settings.stop_seconds / 2)),
         timeout_keep_alive=settings.http_keepalive_seconds,
     )
-    PromptServer(config, settings.stop_seconds).run()
+
+
+def serve(app: ASGIApp, settings: ServiceSettings) -> None:
+    """Run ``app`` on the service's host and port until SIGINT/SIGTERM (stopped within
+    ``settings.stop_seconds`` of the signal, whatever it was doing)."""
+    configure_logging(settings)
+    PromptServer(server_config(app, settings), settings.stop_seconds).run()
     # The app's lifespan closed every resource; what is left is the interpreter's own exit,
     # whose atexit hooks (a tracer provider flushing to a broker that does not answer) can wait
     # for seconds. Nothing more needs doing: exit now.
@@ -92,4 +97,4 @@ def serve(app: ASGIApp, settings: ServiceSettings) -> None:
     os._exit(0)
 
 
-__all__ = ["PromptServer", "configure_logging", "serve"]
+__all__ = ["PromptServer", "configure_logging", "serve", "server_config"]
