@@ -6,6 +6,7 @@
 #   build   (default) tools, podman config, base images, the image, the OCI archive
 #   base    only the base images
 #   env     print the environment (KEY=VALUE lines) that points podman at this checkout's state
+#   debian-base NAME PACKAGE...   make (or reuse) a base of Debian packages; prints its image name
 #   clean   remove the images, containers and networks of this checkout's podman state
 #
 # Where an image registry answers, the build starts from the official Python image
@@ -163,13 +164,18 @@ build_image() {
     awk '{printf "%.0f MB", $1 / 1e6}')"
 }
 
+# The archive names the image as the chart's default does (context-loader-mesh:<appVersion>).
 write_archive() {
-  local started=$SECONDS
+  local started=$SECONDS reference="$IMAGE" app_version
+  app_version="$(chart_app_version)"
+  if [[ -n "$app_version" && "${IMAGE%:*}" == context-loader-mesh ]]; then
+    reference="context-loader-mesh:$app_version"
+  fi
   mkdir -p "$(dirname "$IMAGE_ARCHIVE")"
   rm -f "$IMAGE_ARCHIVE"
   skopeo copy --quiet "containers-storage:localhost/$IMAGE" \
-    "oci-archive:$IMAGE_ARCHIVE:$IMAGE" >/dev/null
-  log "wrote ${IMAGE_ARCHIVE#"$REPO_ROOT"/} ($(du -m "$IMAGE_ARCHIVE" | cut -f1) MB) in $((SECONDS - started))s"
+    "oci-archive:$IMAGE_ARCHIVE:$reference" >/dev/null
+  log "wrote ${IMAGE_ARCHIVE#"$REPO_ROOT"/} ($reference, $(du -m "$IMAGE_ARCHIVE" | cut -f1) MB) in $((SECONDS - started))s"
 }
 
 cmd_clean() {
@@ -196,6 +202,12 @@ case "${1:-build}" in
     log "build base: $BUILD_IMAGE, runtime base: $RUNTIME_IMAGE"
     ;;
   env) podman_env ;;
+  debian-base)
+    (($# >= 3)) || die "usage: $0 debian-base NAME PACKAGE..."
+    podman_tools
+    podman_config
+    debian_base "${@:2}"
+    ;;
   clean) cmd_clean ;;
   *) die "usage: $0 [build|base|env|clean]" ;;
 esac
