@@ -153,8 +153,8 @@ build_image() {
   podman build --layers --format oci --file "$REPO_ROOT/deploy/docker/Dockerfile" \
     "${volumes[@]/#/--volume=}" \
     --build-arg "PYTHON_IMAGE=$BUILD_IMAGE" --build-arg "RUNTIME_IMAGE=$RUNTIME_IMAGE" \
-    --build-arg "VERSION=$(image_version)" --build-arg "REVISION=$revision" \
-    --build-arg "CREATED=$created" --build-arg "PIP_CACHE_OPTION=--cache-dir=/var/cache/pip-host" \
+    --build-arg "VERSION=$(image_version)" --build-arg "PIP_CACHE_OPTION=--cache-dir=/var/cache/pip-host" \
+    --label "org.opencontainers.image.revision=$revision" --label "org.opencontainers.image.created=$created" \
     --tag "$IMAGE" "$REPO_ROOT" >"$IMAGE_CACHE/build.log" 2>&1 || { log_tail "$IMAGE_CACHE/build.log" 30; die "podman build failed (log: ${IMAGE_CACHE#"$REPO_ROOT"/}/build.log)"; }
   app_version="$(chart_app_version)"
   if [[ -n "$app_version" && "${IMAGE%:*}" == context-loader-mesh ]]; then
