@@ -38,6 +38,8 @@ local_image() {
   shift 3
   image="localhost/context-loader-$name:$tag"
   if ! podman image exists "$image"; then
+    podman images --noheading --format '{{.Repository}}:{{.Tag}}' "localhost/context-loader-$name" |
+      xargs -r podman rmi --force >/dev/null 2>&1 || true  # older recipes
     context="$CONTEXTS/$name"
     rm -rf "$context"
     mkdir -p "$context"
@@ -56,13 +58,13 @@ dependency_images() {
   local base
   if [[ -z "${KAFKA_IMAGE:-}" ]]; then
     "$REPO_ROOT/scripts/kafka.sh" fetch >&2
-    base="$("$REPO_ROOT/scripts/image.sh" debian-base kafka openjdk-17-jre-headless)"
+    base="$("$REPO_ROOT/scripts/image.sh" debian-base kafka-base openjdk-17-jre-headless)"
     KAFKA_IMAGE="$(local_image kafka "$(recipe_tag "$KAFKA_LIBS/.pom.sha256" "$LOCAL_IMAGES"/kafka* \
       "$LOCAL_IMAGES/log4j2.properties" <(echo "$base"))" "$base" "$KAFKA_LIBS" \
       "$LOCAL_IMAGES"/kafka-*.sh "$LOCAL_IMAGES/log4j2.properties")"
   fi
   if [[ -z "${REDIS_IMAGE:-}" ]]; then
-    base="$("$REPO_ROOT/scripts/image.sh" debian-base redis redis-server)"
+    base="$("$REPO_ROOT/scripts/image.sh" debian-base redis-base redis-server)"
     REDIS_IMAGE="$(local_image redis "$(recipe_tag "$LOCAL_IMAGES/redis.Dockerfile" <(echo "$base"))" "$base")"
   fi
   export KAFKA_IMAGE REDIS_IMAGE
