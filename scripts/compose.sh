@@ -79,6 +79,24 @@ project_containers() {
   podman ps --all --format '{{.Names}}' --filter "label=io.podman.compose.project=$COMPOSE_PROJECT_NAME"
 }
 
+# netavark 1.4 leaves one empty NETAVARK-DN-* nat chain behind per network with a published
+# port: `down` removes those that appeared while the project ran and are still empty.
+netavark_chains() {
+  command -v iptables >/dev/null 2>&1 || return 0
+  iptables -t nat -S 2>/dev/null | sed -n -e 's/^-N \(NETAVARK-DN-.*\)$/\1/p' | sort
+}
+
+drop_leaked_chains() {
+  local before="$CONTEXTS/chains.$COMPOSE_PROJECT_NAME" chain
+  [[ -f "$before" ]] || return 0
+  for chain in $(netavark_chains | comm -13 "$before" -); do
+    if [[ "$(iptables -t nat -S "$chain" 2>/dev/null | wc -l)" == 1 ]]; then
+      iptables -t nat -X "$chain" 2>/dev/null || true  # refused while a rule still jumps to it
+    fi
+  done
+  rm -f "$before"
+}
+
 cmd_images() {
   podman_tools
   podman_config
@@ -90,6 +108,7 @@ cmd_images() {
 cmd_up() {
   cmd_images
   log "starting project $COMPOSE_PROJECT_NAME (gateway on 127.0.0.1:${GATEWAY_PUBLISHED_PORT:-30779})"
+  [[ -f "$CONTEXTS/chains.$COMPOSE_PROJECT_NAME" ]] || netavark_chains >"$CONTEXTS/chains.$COMPOSE_PROJECT_NAME"
   compose up --detach >"$CONTEXTS/up.log" 2>&1 || {
     log_tail "$CONTEXTS/up.log"
     die "podman-compose up failed"
@@ -106,6 +125,7 @@ cmd_down() {
   left="$(project_containers)"
   [[ -z "$left" ]] || die "containers of $COMPOSE_PROJECT_NAME are left: $left"
   podman network rm --force "${COMPOSE_PROJECT_NAME}_default" >/dev/null 2>&1 || true
+  drop_leaked_chains
   log "nothing of $COMPOSE_PROJECT_NAME is left"
 }
 
