@@ -7,7 +7,8 @@ PACKAGES := libs/common libs/clctl services/gateway services/capability-index \
             services/knowledge-base examples/upstreams
 STAMP := $(VENV)/.installed
 
-.PHONY: help install sandbox run up down restart test test-unit test-integration lint bench faults conformance clean k8s-tools k8s-cluster k8s-test
+.PHONY: help install sandbox run up down restart test test-unit test-integration lint bench faults conformance clean k8s-tools k8s-cluster k8s-test \
+        image compose-test compose-down
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -44,6 +45,15 @@ k8s-cluster:  ## build (once, cached in .cache/k8s/cluster) etcd, kube-apiserver
 
 k8s-test: install k8s-tools k8s-cluster  ## the chart on a real loopback kube-apiserver: install, test, upgrade, rollback, uninstall
 	$(PY) -m pytest tests/k8s -q
+
+image:  ## context-loader-mesh:dev with podman, no daemon (Debian-package bases when no registry answers), and dist/context-loader-mesh.oci.tar
+	scripts/image.sh build
+
+compose-test: install  ## docker-compose.yml under podman-compose: every service healthy, a managed function and OpenAPI call, stopped clean
+	COMPOSE_TEST=1 $(PY) -m pytest tests/compose -q
+
+compose-down:  ## stop and remove a compose project started by scripts/compose.sh up (COMPOSE_PROJECT_NAME, default context-loader)
+	scripts/compose.sh down
 
 test: install sandbox k8s-tools  ## unit, chart and integration tests (starts and stops the real Kafka, Redis and PostgreSQL it needs)
 	$(PY) -m pytest tests -q
