@@ -1,4 +1,4 @@
-"""The source format: frontmatter rules, links, the whole-folder refusal listing every problem."""
+"""The source format: frontmatter rules, links, the --strict refusal listing every problem."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bkn_common.kb_source import markdown_links, parse_source, resolve_link
+from bkn_common.kb_links import LinkRef, LinkResolver, body_links
+from bkn_common.kb_source import parse_source
 from clctl.kb import KnowledgeBaseRefused, apply_events, load_folder
 
 
@@ -22,8 +23,12 @@ GOOD = "---\ntitle: A\ndescription: d\ntags: [x]\n---\n# A\n"
 
 def test_links_resolve_relative_to_the_file_and_skip_external_and_code() -> None:
     body = "[b](b.md) [up](../c.md#part) [ext](https://x.org) [anchor](#top)\n```\n[no](z.md)\n```\n"
-    assert markdown_links("pages/hr/a.md", body) == ("pages/hr/b.md", "pages/c.md")
-    assert resolve_link("pages/a.md", "../../x.md") == "../x.md"
+    resolver = LinkResolver(["pages/hr/a.md", "pages/hr/b.md", "pages/c.md"])
+    found = [resolver.resolve("pages/hr/a.md", ref) for ref in body_links(body)]
+    assert [(r.outcome, r.path) for r in found] == [
+        ("file", "pages/hr/b.md"), ("file", "pages/c.md"), ("external", None), ("anchor", None)]
+    outside = resolver.resolve("pages/a.md", LinkRef("../../x.md", 1))
+    assert (outside.outcome, outside.path) == ("outside", "../x.md")
 
 
 def test_pages_need_title_description_and_tags() -> None:
@@ -41,7 +46,7 @@ def test_a_folder_is_refused_with_every_problem(tmp_path: Path) -> None:
         "_index/x.md": GOOD,
     })
     with pytest.raises(KnowledgeBaseRefused) as refused:
-        load_folder(folder, 200)
+        load_folder(folder, 200, strict=True)
     text = "\n".join(refused.value.problems)
     for expected in ("pages/a.md: frontmatter is not valid YAML", "points outside the knowledge base",
                      "'pages/missing.md' names no file", "over the size limit of 200 bytes",
