@@ -47,6 +47,7 @@ def directory_indexes(view: BaseView) -> dict[str, str]:
 
 def navigation_files(view: BaseView, graph_path: Callable[[str], str]) -> Iterator[KbFile]:
     sources = [f for _, f in sorted(view.files.items()) if not f.navigation]
+    directories = set(view.directories)  # the source's folders (the caller adds those of what is yielded)
     yield _generated(view, "_index/catalog.json", "index_catalogue", "Catalogue",
                      "Every source file of the knowledge base.",
                      _json({"revision": view.revision, "files": [_entry(f) for f in sources]}))
@@ -57,9 +58,9 @@ def navigation_files(view: BaseView, graph_path: Callable[[str], str]) -> Iterat
     yield _generated(view, "_index/tags.json", "index_catalogue", "Tags", "Source files by tag.",
                      _json({"revision": view.revision, "tags": tags}))
     indexes = directory_indexes(view)
-    for directory in sorted({"", *view.directories}):
+    for directory in sorted({"", *directories}):
         children = [f for f in sources if posixpath.dirname(f.path) == directory]
-        subdirs = sorted(d for d in view.directories if d and posixpath.dirname(d) == directory)
+        subdirs = sorted(d for d in directories if d and posixpath.dirname(d) == directory)
         listing = directory or "root"
         yield _generated(view, f"_index/directories/{listing}.json", "index_catalogue",
                          f"Directory {directory or '/'}", f"Files and folders in {directory or '/'}.",
