@@ -93,7 +93,7 @@ def test_derived_fields_frontmatter_and_the_tree(kb_mesh: RunningMesh, applied: 
     root = {i["path"]: i for i in ok(api(kb_mesh, KB, "/tree"))["items"]}
     assert root["index.md"]["fileKind"] == "directory_index" and root["index.md"]["navigation"] is True
     assert root["TOC.md"]["fileKind"] == "index" and root["TOC.md"]["navigation"] is True
-    assert {"guide", "notes", "img"} <= set(root) and "img/arch.png" not in root
+    assert {"guide", "notes"} <= set(root) and "img" not in root  # assets are not indexed
     guide = {i["path"]: i for i in ok(api(kb_mesh, KB, "/tree", parentPath="guide"))["items"]}
     assert guide["guide/_index.md"]["navigation"] is True and "guide/index.md" not in guide  # its own page
     notes = {i["path"] for i in ok(api(kb_mesh, KB, "/tree", parentPath="notes"))["items"]}
