@@ -15,7 +15,6 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -79,24 +78,23 @@ def _blank_code(body: str) -> str:
 
 def body_links(body: str, first_line: int = 1) -> tuple[LinkRef, ...]:
     """Every link of a Markdown body outside code, in order; ``first_line``: the body's line."""
-    text = _blank_code(body)
-    starts = [0, *(m.end() for m in re.finditer("\n", text))]
-
-    def line(offset: int) -> int:
-        return first_line + bisect_right(starts, offset) - 1
-
-    found: list[tuple[int, LinkRef]] = []
+    text = _blank_code(body) if "`" in body or "~~~" in body else body
+    found: list[tuple[int, str, str, bool]] = []  # (offset, target, key, wiki)
     for m in _INLINE.finditer(text):
         target = m.group(3)[1:-1] if m.group(3).startswith("<") else m.group(3)
-        found.append((m.start(), LinkRef(target, line(m.start()), "image" if m.group(1) else "link")))
+        found.append((m.start(), target, "image" if m.group(1) else "link", False))
     for m in _DEFINITION.finditer(text):
         target = m.group(2)[1:-1] if m.group(2).startswith("<") else m.group(2)
-        found.append((m.start(), LinkRef(target, line(m.start()))))
-    for m in _WIKI.finditer(text):
-        found.append((m.start(), LinkRef(m.group(2), line(m.start()), wiki=True)))
-    for m in _HUGO_REF.finditer(text):
-        found.append((m.start(), LinkRef(m.group(1), line(m.start()))))
-    return tuple(ref for _, ref in sorted(found, key=lambda pair: pair[0]))
+        found.append((m.start(), target, "link", False))
+    found += [(m.start(), m.group(2), "link", True) for m in _WIKI.finditer(text)]
+    found += [(m.start(), m.group(1), "link", False) for m in _HUGO_REF.finditer(text)]
+    found.sort(key=lambda link: link[0])
+    refs, line, counted = [], first_line, 0
+    for offset, target, key, wiki in found:  # lines counted once through the text, not per link
+        line += text.count("\n", counted, offset)
+        counted = offset
+        refs.append(LinkRef(target, line, key, wiki))
+    return tuple(refs)
 
 
 def _values(value: Any) -> list[str]:

@@ -227,11 +227,11 @@ def parse_source(path: str, text: str) -> SourceDocument:
     frontmatter, body, error, body_line = split_frontmatter(text)
     problems: list[str] = []
     warnings: list[tuple[int, str, str]] = []
+    lines = _key_lines(text, body_line) if frontmatter else {}
     if error:
         problems.append(f"{path}: {error}")
         warnings.append((1, "frontmatter_invalid", f"{error}; published with derived fields"))
     else:
-        lines = _key_lines(text, body_line)
         for kind, reason in _field_problems(path, frontmatter):
             problems.append(f"{path}: {reason}")
             if kind != "required":
@@ -239,5 +239,5 @@ def parse_source(path: str, text: str) -> SourceDocument:
                 warnings.append((lines.get(key, 1), kind, f"{reason}; ignored"))
     if not text.strip():
         warnings.append((1, "empty_file", "the file is empty; published with its file name as title"))
-    refs = (*body_links(body, body_line), *frontmatter_links(frontmatter, _key_lines(text, body_line)))
+    refs = (*body_links(body, body_line), *frontmatter_links(frontmatter, lines))
     return SourceDocument(path, frontmatter, body, refs, tuple(problems), tuple(warnings))
