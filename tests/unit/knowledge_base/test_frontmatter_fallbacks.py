@@ -149,3 +149,14 @@ def test_progress_is_reported_for_large_folders_only(tmp_path: Path) -> None:
     assert seen == [(1, 3), (2, 3), (3, 3)]
     with folder_progress() as update:
         update(1, 3)  # small folders draw nothing
+
+
+def test_multimarkdown_meta_setext_headings_and_markup_in_titles() -> None:
+    doc = parse_source("a.md", "title: Tables Extension\ntoc_depth: 2\n\nTables\n======\n\nThe tables extension.\n")
+    assert doc.frontmatter == {"title": "Tables Extension", "toc_depth": "2"}
+    assert derive_metadata("a.md", doc.frontmatter, doc.body).description == "The tables extension."
+    assert parse_source("a.md", "Note: this is prose\n\nMore.\n").frontmatter == {}  # no title key: body
+    assert meta("Tables\n======\n\nText.\n")[:2] == ("Tables", "Text.")
+    assert meta("# Introducing _Black_ to *your* `project` {: #intro }\n")[0] == "Introducing Black to your project"
+    text = "(label)=\n:::{note}\nA note.\n:::\n[![badge](b.svg)](x)\n\nReal prose here.\n"
+    assert meta(text)[1] == "A note."  # a directive's text is prose; labels and badges are not

@@ -104,7 +104,8 @@ def test_body_links_are_found_with_their_lines_outside_code() -> None:
         "```",
         '[ref]: <my page.md> "title"',
         '{{< ref "hugo.md" >}} [spaced](<with space.md>) [t](t.md "Title")',
-        "[^1]: a footnote, not a link",
+        "[^1]: a footnote, not a link <!-- [hidden](h.md)",
+        "[[still hidden]] -->",
     ])
     refs = body_links(body, first_line=5)
     assert [(r.target, r.line, r.key, r.wiki) for r in refs] == [

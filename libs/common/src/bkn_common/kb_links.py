@@ -25,7 +25,8 @@ RELATION_KEYS = ("related", "references", "see_also")
 NAVIGATION_NAMES = frozenset({"index.md", "_index.md", "readme.md", "summary.md"})
 """File names (any case) that are a directory's navigation page, with ``TOC*.md``."""
 _TOC = re.compile(r"^toc(?![a-z]).*\.md$")
-_CODE = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?(?:^ {0,3}\1[^\n]*$|\Z)|`[^`\n]+`", re.MULTILINE | re.DOTALL)
+_CODE = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?(?:^ {0,3}\1[^\n]*$|\Z)|`[^`\n]+`|<!--.*?(?:-->|\Z)",
+                   re.MULTILINE | re.DOTALL)
 _INLINE = re.compile(
     r"(!?)\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
 _DEFINITION = re.compile(r"^ {0,3}\[([^\]\n^][^\]\n]*)\]:[ \t]*(<[^>\n]*>|\S+)", re.MULTILINE)
@@ -72,13 +73,14 @@ def is_navigation_name(path: str) -> bool:
 
 
 def _blank_code(body: str) -> str:
-    """The body with code blocks and spans blanked (line breaks kept, so lines still count)."""
+    """The body with code blocks, code spans and HTML comments blanked (line breaks kept, so
+    lines still count)."""
     return _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), body)
 
 
 def body_links(body: str, first_line: int = 1) -> tuple[LinkRef, ...]:
     """Every link of a Markdown body outside code, in order; ``first_line``: the body's line."""
-    text = _blank_code(body) if "`" in body or "~~~" in body else body
+    text = _blank_code(body) if "`" in body or "~~~" in body or "<!--" in body else body
     found: list[tuple[int, str, str, bool]] = []  # (offset, target, key, wiki)
     for m in _INLINE.finditer(text):
         target = m.group(3)[1:-1] if m.group(3).startswith("<") else m.group(3)

@@ -28,7 +28,11 @@ STATUSES = ("current", "draft", "superseded", "deprecated")
 DESCRIPTION_CHARS = 300
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FENCE_LINE = re.compile(r"^ {0,3}(```|~~~)")
-_MARKUP = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)|\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]|[*_`]{1,3}")
+_MARKUP = re.compile(r"!?\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])|\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]|[*`]{1,3}"
+                     r"|(?<!\w)_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
+_ATTRS = re.compile(r"\s*\{[:#.][^}\n]*\}\s*$")
+_META_LINE = re.compile(r"^([A-Za-z][\w -]*):\s*(.*)$")
+_NOT_PROSE = ("#", "|", "<", "---", "***", "===", "{{", ">", ":::", "///", "--8<--", "[:", "[![", "![", "```")
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None, int]:
     lines = text.split("\n")
     fence = lines[0].strip() if lines else ""
     if fence not in ("---", "+++"):
-        return {}, text, None, 1
+        return _meta_block(lines, text)
     closing = ("---", "...") if fence == "---" else ("+++",)
     for end in range(1, len(lines)):
         if lines[end].strip() in closing:
@@ -103,6 +107,21 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None, int]:
             data, error = _load(raw, fence)
             return (data if error is None else {}), body, error, end + 2
     return {}, text, f"frontmatter block is not closed with {fence}", 1
+
+
+def _meta_block(lines: list[str], text: str) -> tuple[dict[str, Any], str, str | None, int]:
+    """MultiMarkdown / Python-Markdown meta-data: ``key: value`` lines from the first line to
+    a blank one, read only when one key is ``title`` (else the text is all body)."""
+    end = next((i for i, line in enumerate(lines) if not line.strip()), 0)
+    data: dict[str, Any] = {}
+    for line in lines[:end]:
+        match = _META_LINE.match(line)
+        if match is None:
+            return {}, text, None, 1
+        data[match.group(1).strip().lower()] = match.group(2).strip()
+    if "title" not in data:
+        return {}, text, None, 1
+    return data, "\n".join(lines[end + 1:]), None, end + 2
 
 
 def _load(raw: str, fence: str) -> tuple[dict[str, Any], str | None]:
@@ -148,13 +167,22 @@ def _text(value: Any) -> str:
 
 
 def first_heading(body: str) -> str | None:
-    fenced = False
+    """The first level-one heading outside code (``# x`` or ``x`` over ``===``), as plain text."""
+    fenced, previous = False, ""
     for line in body.split("\n"):
         if _FENCE_LINE.match(line):
             fenced = not fenced
         elif not fenced and line.startswith("# "):
-            return line[2:].strip().rstrip("#").strip() or None
+            return _plain(line[2:].strip().rstrip("#")) or None
+        elif not fenced and previous.strip() and re.fullmatch(r"=+\s*", line):
+            return _plain(previous.strip()) or None
+        previous = "" if fenced else line
     return None
+
+
+def _plain(text: str) -> str:
+    """Heading or paragraph text without Markdown markup or a trailing attribute list."""
+    return " ".join(_MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", _ATTRS.sub("", text)).split())
 
 
 def first_paragraph(body: str, limit: int = DESCRIPTION_CHARS) -> str:
@@ -170,12 +198,15 @@ def first_paragraph(body: str, limit: int = DESCRIPTION_CHARS) -> str:
             continue
         if fenced:
             continue
-        if not stripped or stripped.startswith(("#", "|", "<", "---", "***", "===", "{{", ">")):
+        if paragraph and re.fullmatch(r"=+|-+", stripped):  # a setext underline: that was a heading
+            paragraph = []
+            continue
+        if not stripped or stripped.startswith(_NOT_PROSE) or re.fullmatch(r"\(.*\)=", stripped):
             if paragraph:
                 break
             continue
         paragraph.append(stripped)
-    text = " ".join(_MARKUP.sub(lambda m: m.group(1) or m.group(2) or "", " ".join(paragraph)).split())
+    text = _plain(" ".join(paragraph))
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit)
