@@ -132,8 +132,9 @@ def test_frontmatter_relations_use_the_same_rule() -> None:
 
 @pytest.mark.parametrize(("path", "navigation"), [
     ("index.md", True), ("a/README.md", True), ("a/readme.md", True), ("a/_index.md", True),
-    ("SUMMARY.md", True), ("TOC.md", True), ("toc-2024.md", True), ("a/Index.md", True),
-    ("tocopherol.md", False), ("a/readme-first.md", False), ("pages/x.md", False),
+    ("SUMMARY.md", True), ("TOC.md", True), ("TOC-2024.md", True), ("a/Index.md", True),
+    ("TOCOPHEROL.md", False), ("docs/extensions/toc.md", False), ("summary.md", False),
+    ("a/readme-first.md", False), ("pages/x.md", False),
 ])
 def test_navigation_names(path: str, navigation: bool) -> None:
     assert is_navigation_name(path) is navigation

@@ -22,9 +22,10 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 RELATION_KEYS = ("related", "references", "see_also")
-NAVIGATION_NAMES = frozenset({"index.md", "_index.md", "readme.md", "summary.md"})
-"""File names (any case) that are a directory's navigation page, with ``TOC*.md``."""
-_TOC = re.compile(r"^toc(?![a-z]).*\.md$")
+NAVIGATION_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
+"""File names (any case) that are a directory's navigation page; with ``SUMMARY.md`` and
+``TOC*.md`` in capitals (a ``toc.md`` or ``summary.md`` is usually a page about them)."""
+_TOC = re.compile(r"^(TOC(?![A-Za-z]).*|SUMMARY)\.md$")
 _CODE = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?(?:^ {0,3}\1[^\n]*$|\Z)|`[^`\n]+`|<!--.*?(?:-->|\Z)",
                    re.MULTILINE | re.DOTALL)
 _INLINE = re.compile(
@@ -68,8 +69,8 @@ def nfc(text: str) -> str:
 
 def is_navigation_name(path: str) -> bool:
     """``index.md``, ``_index.md``, ``README.md`` (any case), ``SUMMARY.md``, ``TOC*.md``."""
-    name = posixpath.basename(path).casefold()
-    return name in NAVIGATION_NAMES or bool(_TOC.match(name))
+    name = posixpath.basename(path)
+    return name.casefold() in NAVIGATION_NAMES or bool(_TOC.match(name))
 
 
 def _blank_code(body: str) -> str:
@@ -138,7 +139,7 @@ class LinkResolver:
             self.folded[path.casefold()].append(path)
             self.stems[posixpath.basename(path).removesuffix(".md").casefold()].append(path)
             parent = posixpath.dirname(path)
-            if is_navigation_name(path) and not _TOC.match(posixpath.basename(path).casefold()):
+            if is_navigation_name(path) and not _TOC.match(posixpath.basename(path)):
                 current = self.dir_index.get(parent)
                 if current is None or _index_rank(path) < _index_rank(current):
                     self.dir_index[parent] = path
