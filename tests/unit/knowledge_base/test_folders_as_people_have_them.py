@@ -84,3 +84,12 @@ def test_navigation_pages_answer_only_their_exact_path_or_title(tmp_path: Path) 
     assert found("Field guide")[0] == "README.md"
     hit = index.search("SUMMARY.md", "graph", vectors=None, graph_depth=1).hits[0]  # no relations: no crash
     assert hit.file.path == "SUMMARY.md"
+
+
+def test_the_link_root_survives_a_checkpoint(tmp_path: Path) -> None:
+    state = state_of(tmp_path, {"a.md": "[b](/docs/b)", "b.md": "# B\n"}, link_root="/docs")
+    restored = KnowledgeState()
+    restored.restore_checkpoint(state.checkpoint_data())
+    view = restored.view("kb")
+    assert view is not None and [r.target_path for r in view.relations["a.md"]] == ["b.md"]
+    assert state.snapshot()["bases"]["kb"]["linkRoot"] == "/docs"

@@ -67,3 +67,15 @@ def test_revision_moves_only_when_readable_content_changes(tmp_path: Path) -> No
     kinds = [type(e).__name__ for e in changed]
     assert kinds == ["KnowledgeFileUpserted", "KnowledgeFileRemoved", "KnowledgeBaseApplied"]
     assert changed[-1].content_revision == 2  # type: ignore[attr-defined]
+
+
+def test_a_new_link_root_moves_the_revision_and_old_records_mean_none(tmp_path: Path) -> None:
+    from bkn_common.events import KnowledgeBaseApplied, decode_event, encode_event
+
+    folder = write(tmp_path, {"a.md": "[b](/docs/b)", "b.md": "# B"})
+    first = apply_events("kb", "KB", ["dev"], load_folder(folder, 10_000), None)[-1]
+    assert isinstance(first, KnowledgeBaseApplied) and first.link_root == ""
+    moved = apply_events("kb", "", ["dev"], load_folder(folder, 10_000, link_root="/docs"), first)
+    assert len(moved) == 1 and moved[-1].content_revision == 2 and moved[-1].link_root == "/docs"  # type: ignore[attr-defined]
+    older = encode_event(first).replace(b',"link_root":""', b"")  # a record from before the field
+    assert b"link_root" not in older and decode_event(older).event == first
