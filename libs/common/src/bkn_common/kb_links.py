@@ -28,11 +28,15 @@ NAVIGATION_NAMES = frozenset({"index.md", "_index.md", "readme.md"})
 _TOC = re.compile(r"^(TOC(?![A-Za-z]).*|SUMMARY)\.md$")
 _CODE = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?(?:^ {0,3}\1[^\n]*$|\Z)|`[^`\n]+`|<!--.*?(?:-->|\Z)",
                    re.MULTILINE | re.DOTALL)
+# Every repetition is bounded, so a pathological line ("[a](" ten thousand times) costs linear
+# time, not quadratic: a link's text, target and title are at most a few hundred characters,
+# and a target written without <> holds no brackets or parentheses.
 _INLINE = re.compile(
-    r"(!?)\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(\s*(<[^>\n]*>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
-_DEFINITION = re.compile(r"^ {0,3}\[([^\]\n^][^\]\n]*)\]:[ \t]*(<[^>\n]*>|\S+)", re.MULTILINE)
-_WIKI = re.compile(r"(!?)\[\[([^\[\]\n|]+?)(?:\|[^\[\]\n]*)?\]\]")
-_HUGO_REF = re.compile(r"\{\{[<%]\s*(?:rel)?ref\s+\"([^\"\n]+)\"\s*[>%]\}\}")
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]{0,200}\]){0,500})\]\(\s{0,20}(<[^>\n]{0,1000}>|[^()\[\]\s]{1,2000})"
+    r"(?:\s{1,20}(?:\"[^\"\n]{0,500}\"|'[^'\n]{0,500}'))?\s{0,20}\)")
+_DEFINITION = re.compile(r"^ {0,3}\[([^\]\n^][^\]\n]{0,500})\]:[ \t]*(<[^>\n]{0,1000}>|\S{1,2000})", re.MULTILINE)
+_WIKI = re.compile(r"(!?)\[\[([^\[\]\n|]{1,500}?)(?:\|[^\[\]\n]{0,500})?\]\]")
+_HUGO_REF = re.compile(r"\{\{[<%]\s{0,20}(?:rel)?ref\s{1,20}\"([^\"\n]{1,1000})\"\s{0,20}[>%]\}\}")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _WIKI_VALUE = re.compile(r"^!?\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]$")
 

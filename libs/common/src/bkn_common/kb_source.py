@@ -173,9 +173,9 @@ def first_heading(body: str) -> str | None:
         if _FENCE_LINE.match(line):
             fenced = not fenced
         elif not fenced and line.startswith("# "):
-            return _plain(line[2:].strip().rstrip("#")) or None
+            return _plain(line[2:500].strip().rstrip("#")) or None
         elif not fenced and previous.strip() and re.fullmatch(r"=+\s*", line):
-            return _plain(previous.strip()) or None
+            return _plain(previous.strip()[:500]) or None
         previous = "" if fenced else line
     return None
 
@@ -205,8 +205,10 @@ def first_paragraph(body: str, limit: int = DESCRIPTION_CHARS) -> str:
             if paragraph:
                 break
             continue
-        paragraph.append(stripped)
-    text = _plain(" ".join(paragraph))
+        paragraph.append(stripped[: limit * 4])
+        if sum(len(part) for part in paragraph) > limit * 4:
+            break
+    text = _plain(" ".join(paragraph)[: limit * 4])
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit)
