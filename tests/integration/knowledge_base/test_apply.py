@@ -1,5 +1,5 @@
-"""clctl kb apply: refusals listing every problem (nothing published), revisions that move
-only with readable content, removals, stable sourceFileIds, revision-bound cursors."""
+"""clctl kb apply: --strict refusals listing every problem (nothing published), revisions that
+move only with readable content, removals, stable sourceFileIds, revision-bound cursors."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.support.mesh import RunningMesh
 pytestmark = pytest.mark.integration
 
 
-def test_a_bad_folder_is_refused_with_every_problem_and_nothing_published(
+def test_a_bad_folder_is_refused_by_strict_with_every_problem_and_nothing_published(
     kb_mesh: RunningMesh, tmp_path: Path,
 ) -> None:
     folder = write_base(tmp_path / "bad", {
@@ -22,7 +22,7 @@ def test_a_bad_folder_is_refused_with_every_problem_and_nothing_published(
         "pages/c.md": page("C", "x" * 5000),
         "pages/d.md": "---\ntitle: D\n---\nno description and no tags\n",
     })
-    result = kb_apply(kb_mesh, folder, "refused-base", "dev", extra=("--max-file-bytes", "2000"))
+    result = kb_apply(kb_mesh, folder, "refused-base", "dev", extra=("--max-file-bytes", "2000", "--strict"))
     assert result.returncode == 2
     assert "nothing was published" in result.stderr
     assert "pages/a.md: frontmatter is not valid YAML" in result.stderr

@@ -49,10 +49,14 @@ def test_chinese_question_finds_chinese_pages(kb_mesh: RunningMesh) -> None:
 
 
 def test_search_never_returns_navigation_files(kb_mesh: RunningMesh) -> None:
-    for query in ("index", "catalog json", "Company Handbook", "_index/catalog.json", "relations of"):
+    for query in ("index", "catalog json", "company handbook policies", "_index/catalog.json", "relations of"):
         body = search(kb_mesh, query, limit=50)
         for item in body["items"]:  # type: ignore[attr-defined]
             assert item["path"].startswith("pages/"), item["path"]
+    # unless asked for by exact path or title: index.md's title is "Company Handbook"
+    for query in ("index.md", "Company Handbook"):
+        paths = [i["path"] for i in search(kb_mesh, query, limit=50)["items"]]  # type: ignore[attr-defined]
+        assert paths[0] == "index.md" and all(p.startswith("pages/") for p in paths[1:]), paths
 
 
 def test_gibberish_is_a_successful_empty_result(kb_mesh: RunningMesh) -> None:

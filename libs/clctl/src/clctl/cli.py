@@ -23,7 +23,15 @@ from bkn_common.mesh_client import MeshAuth
 from bkn_common.rebuildable import Rebuildable
 from bkn_common.topics import ALL_TOPICS
 from clctl.bundle import BundleError, bundle_events, load_bundle
-from clctl.kb import KnowledgeBaseRefused, LatestApplies, apply_events, check_identity, load_folder
+from clctl.kb import (
+    KnowledgeBaseRefused,
+    LatestApplies,
+    apply_events,
+    check_identity,
+    folder_progress,
+    load_folder,
+    report_lines,
+)
 from clctl.replay import StartAt, dump, rebuild
 from clctl.replay_view import replay_columns, summary_table
 from clctl.settings import ClctlSettings
@@ -67,24 +75,31 @@ async def _publish(settings: ClctlSettings, events: list) -> None:  # type: igno
 
 @kb_app.command("apply")
 def kb_apply(
-    folder: Annotated[Path, typer.Argument(help="The knowledge base folder (index.md, pages/**.md).")],
+    folder: Annotated[Path, typer.Argument(help="The knowledge base folder (Markdown files, any layout).")],
     kb: Annotated[str, typer.Option("--kb", help="Knowledge base id.")],
     name: Annotated[str, typer.Option(help="Display name (default: kept, or the id).")] = "",
     reader: Annotated[list[str] | None, typer.Option("--reader", help="Account that may read it (repeat).")] = None,
     max_file_bytes: Annotated[int | None, typer.Option(help="Size limit per file.")] = None,
     dry_run: Annotated[bool, typer.Option(help="Validate only; publish nothing.")] = False,
+    strict: Annotated[bool, typer.Option(help="Refuse the whole folder on any warning (curated bases, CI).")] = False,
+    link_root: Annotated[str, typer.Option(help="URL prefix a site serves the folder under: /x links after it "
+                                                "resolve from the base root.")] = "",
 ) -> None:
-    """Validate a knowledge base folder as a whole, then publish its file and base events."""
+    """Publish a knowledge base folder: warnings for single files and links, then its events."""
     settings = ClctlSettings()
     readers = list(reader or [])
     try:
         check_identity(kb, readers)
-        loaded = load_folder(folder, max_file_bytes or settings.kb_max_file_bytes)
+        with folder_progress() as progress:
+            loaded = load_folder(folder, max_file_bytes or settings.kb_max_file_bytes, strict=strict,
+                                 link_root=link_root, progress=progress)
     except KnowledgeBaseRefused as exc:
         typer.echo(f"knowledge base refused ({len(exc.problems)} problem(s)); nothing was published:", err=True)
         for problem in exc.problems:
             typer.echo(f"  {problem}", err=True)
         raise typer.Exit(2) from exc
+    for line in report_lines(loaded):
+        typer.echo(line)
     if dry_run:
         typer.echo(f"knowledge base valid: {len(loaded.files)} files (dry run, nothing published)")
         return

@@ -46,3 +46,6 @@ class KnowledgeBaseApplied(Event):
     """``activeContentRevision``: moves only when an apply changed readable content."""
     manifest: dict[str, str] = Field(default_factory=dict)
     """Readable path -> sha256 of its content in this revision."""
+    link_root: str = ""
+    """The URL prefix a site serves the folder under (``--link-root``): ``/x`` links after it
+    resolve from the base root. Added in 2026-12; older records mean none."""

@@ -51,6 +51,8 @@ class KbFile:
     available: bool = True
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
+    derived: tuple[str, ...] = ()
+    """Metadata fields derived because the frontmatter did not give them (title, description)."""
 
     @property
     def navigation(self) -> bool:

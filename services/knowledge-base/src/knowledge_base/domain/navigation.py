@@ -1,6 +1,6 @@
 """Derived navigation files: ``_index/**`` (JSON listings), ``_graph/**`` (per-file relations)
-and a directory ``index.md`` where the source has none. Readable like other files, marked as
-navigation, never search results and never answer evidence."""
+and an ``index.md`` for each directory (the root too) without a navigation page of its own.
+Readable like other files, marked as navigation, never search results and never answer evidence."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from knowledge_base.domain.files import KbFile, generated_file_id
+
+_INDEX_NAMES = frozenset({"index.md", "readme.md", "_index.md"})
+_INDEX_ORDER = {"index.md": 0, "Index.md": 1, "INDEX.md": 2, "README.md": 3, "readme.md": 4, "Readme.md": 5,
+                "_index.md": 6}
 
 if TYPE_CHECKING:
     from knowledge_base.domain.view import BaseView
@@ -32,8 +36,18 @@ def _entry(file: KbFile) -> dict[str, Any]:
             "contentAvailable": file.available}
 
 
+def directory_indexes(view: BaseView) -> dict[str, str]:
+    """Directory -> its own navigation page (``index.md``, else ``README.md``, else ``_index.md``)."""
+    found: dict[str, str] = {}
+    for path, file in sorted(view.files.items(), key=lambda kv: _INDEX_ORDER.get(posixpath.basename(kv[0]), 9)):
+        if file.kind == "index" and file.source and posixpath.basename(path).casefold() in _INDEX_NAMES:
+            found.setdefault(posixpath.dirname(path), path)
+    return found
+
+
 def navigation_files(view: BaseView, graph_path: Callable[[str], str]) -> Iterator[KbFile]:
     sources = [f for _, f in sorted(view.files.items()) if not f.navigation]
+    directories = set(view.directories)  # the source's folders (the caller adds those of what is yielded)
     yield _generated(view, "_index/catalog.json", "index_catalogue", "Catalogue",
                      "Every source file of the knowledge base.",
                      _json({"revision": view.revision, "files": [_entry(f) for f in sources]}))
@@ -43,21 +57,24 @@ def navigation_files(view: BaseView, graph_path: Callable[[str], str]) -> Iterat
             tags.setdefault(tag, []).append(file.path)
     yield _generated(view, "_index/tags.json", "index_catalogue", "Tags", "Source files by tag.",
                      _json({"revision": view.revision, "tags": tags}))
-    for directory in sorted({"", *view.directories}):
+    indexes = directory_indexes(view)
+    for directory in sorted({"", *directories}):
         children = [f for f in sources if posixpath.dirname(f.path) == directory]
-        subdirs = sorted(d for d in view.directories if d and posixpath.dirname(d) == directory)
+        subdirs = sorted(d for d in directories if d and posixpath.dirname(d) == directory)
         listing = directory or "root"
         yield _generated(view, f"_index/directories/{listing}.json", "index_catalogue",
                          f"Directory {directory or '/'}", f"Files and folders in {directory or '/'}.",
                          _json({"directory": directory, "directories": subdirs,
                                 "files": [_entry(f) for f in children]}))
-        index_md = posixpath.join(directory, "index.md") if directory else "index.md"
-        if index_md not in view.files and directory:
-            lines = [f"# {directory}", ""]
-            lines += [f"- [{posixpath.basename(d)}/]({posixpath.basename(d)}/index.md)" for d in subdirs]
+        if directory not in indexes:  # no index.md, README.md or _index.md of its own
+            index_md = posixpath.join(directory, "index.md") if directory else "index.md"
+            lines = [f"# {directory or view.name or view.kb_id}", ""]
+            for sub in subdirs:
+                target = posixpath.relpath(indexes.get(sub, f"{sub}/index.md"), directory or ".")
+                lines.append(f"- [{posixpath.basename(sub)}/]({target})")
             lines += [f"- [{f.title}]({posixpath.basename(f.path)})" for f in children]
-            yield _generated(view, index_md, "directory_index", f"Index of {directory}",
-                             f"Navigation page of {directory}.", "\n".join(lines) + "\n")
+            yield _generated(view, index_md, "directory_index", f"Index of {directory or '/'}",
+                             f"Navigation page of {directory or 'the knowledge base'}.", "\n".join(lines) + "\n")
     for file in sources:
         if not file.available:
             continue

@@ -11,7 +11,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
 
-from bkn_common.kb_source import relation_targets
 from knowledge_base.domain.files import KbFile
 
 Direction = Literal["outgoing", "incoming"]
@@ -47,24 +46,26 @@ def _pair(out: dict[str, dict[tuple[str, str], Relation]], a: str, b: str, kind:
     _add(out, Relation(b, a, kind, "incoming", weights["incoming"], reason_in))
 
 
-def compute_relations(files: dict[str, KbFile], links: dict[str, tuple[str, ...]]) -> dict[str, list[Relation]]:
-    """Per source path, its relations sorted strongest first (then by path)."""
+def compute_relations(files: dict[str, KbFile],
+                      links: dict[str, tuple[tuple[str, str], ...]]) -> dict[str, list[Relation]]:
+    """Per source path, its relations sorted strongest first (then by path). ``links``: per
+    path, the (target path, key) of each resolved link in order: key ``link`` for a body link,
+    a frontmatter relation key, or ``superseded_by``."""
     out: dict[str, dict[tuple[str, str], Relation]] = defaultdict(dict)
-    for path, file in files.items():
-        for target in links.get(path, ()):
-            if target in files:
+    for path in files:
+        for target, key in links.get(path, ()):
+            if target not in files:
+                continue
+            if key == "link":
                 _pair(out, path, target, "references", LINK_WEIGHT,
                       f"{path} links to {target}.", f"{target} is linked from {path}.")
-        for key, targets in relation_targets(path, file.frontmatter).items():
-            for target in targets:
-                if target in files:
-                    _pair(out, path, target, "related", FRONTMATTER_WEIGHT,
-                          f"Frontmatter {key} of {path} names {target}.",
-                          f"{target} is named by frontmatter {key} of {path}.")
-        successor = file.frontmatter.get("superseded_by")
-        if isinstance(successor, str) and successor in files:
-            _pair(out, path, successor, "superseded_by", FRONTMATTER_WEIGHT,
-                  f"{path} is superseded by {successor}.", f"{successor} supersedes {path}.")
+            elif key == "superseded_by":
+                _pair(out, path, target, "superseded_by", FRONTMATTER_WEIGHT,
+                      f"{path} is superseded by {target}.", f"{target} supersedes {path}.")
+            else:
+                _pair(out, path, target, "related", FRONTMATTER_WEIGHT,
+                      f"Frontmatter {key} of {path} names {target}.",
+                      f"{target} is named by frontmatter {key} of {path}.")
     _shared_tags(files, out)
     return {
         path: sorted(rels.values(), key=lambda r: (-r.weight, r.target_path, r.direction))

@@ -2,7 +2,9 @@
 
 Lanes: exact path, exact title / alias, titles named inside the question, BM25 (words and
 Chinese), content vectors (chunked bodies) and graph neighbours of the top hits. Only source
-files are indexed: navigation files are never candidates.
+files are indexed: a navigation page of the source (``index.md``, ``README.md``, ``_index.md``,
+``SUMMARY.md``, ``TOC*.md``) is a candidate only when the query is its exact path or title;
+derived navigation files never are.
 """
 
 from __future__ import annotations
@@ -89,6 +91,18 @@ class SearchIndex:
         self.revision = view.revision
         self.docs: dict[str, KbFile] = {f.file_id: f for f in view.sources() if f.available}
         self.by_path: dict[str, KbFile] = {f.path: f for f in self.docs.values()}
+        self.navigation: dict[str, KbFile] = {f.file_id: f for f in view.files.values()
+                                              if f.source and f.navigation and f.available}
+        self.files = {**self.docs, **self.navigation}
+        """Every file a search may answer with (navigation pages only by exact path or title)."""
+        self.nav_paths: dict[str, str] = {}
+        self.nav_titles: dict[str, list[str]] = {}
+        for file in self.navigation.values():
+            self.nav_paths.setdefault(file.path, file.file_id)
+            self.nav_paths.setdefault(file.path.lower(), file.file_id)
+            for name in (file.title, *file.aliases):
+                if normalized(name):
+                    self.nav_titles.setdefault(normalized(name), []).append(file.file_id)
         self.bm25 = Bm25Index()
         self.paths: dict[str, str] = {}
         self.titles: dict[str, list[str]] = {}
@@ -144,11 +158,14 @@ class SearchIndex:
     # -- lanes -------------------------------------------------------------------------
     def exact_path(self, query: str) -> list[str]:
         key = query.strip().strip("`'\"").lstrip("/")
-        hit = self.paths.get(key) or self.paths.get(key.lower())
+        hit = (self.paths.get(key) or self.paths.get(key.lower())
+               or self.nav_paths.get(key) or self.nav_paths.get(key.lower()))
         return [hit] if hit else []
 
     def exact_title(self, query: str) -> list[str]:
-        return sorted(self.titles.get(normalized(query), []), key=lambda i: self.docs[i].path)
+        key = normalized(query)
+        found = self.titles.get(key, []) + self.nav_titles.get(key, [])
+        return sorted(found, key=lambda i: (self.files[i].navigation, self.files[i].path))
 
     def mention(self, query: str) -> list[str]:
         text = normalized(query)
@@ -209,7 +226,7 @@ class SearchIndex:
             following = []
             for fid in frontier:
                 taken = 0
-                for rel in self.view.relations.get(self.docs[fid].path, []):
+                for rel in self.view.relations.get(self.files[fid].path, []):
                     target = by_path.get(rel.target_path)
                     if target is None or target.file_id in seen or taken >= fanout:
                         continue
@@ -289,7 +306,7 @@ class SearchIndex:
                 fields.update(LANE_FIELDS[lane] for lane in found_in if lane in LANE_FIELDS)
                 shape = shapes[key] = (found_in, sorted(fields))
             found_in, fields_of = shape
-            hits.append(Hit(self.docs[fid], score, found_in, fields_of,
+            hits.append(Hit(self.files[fid], score, found_in, fields_of,
                             chunk_at.get(fid), via.get(fid) if found_in == ["graph"] else None))
         return Outcome(hits, semantic, {k: len(v) for k, v in lanes.items()})
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import hashlib
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any
 
-from bkn_common.kb_source import is_page, parse_source
+from bkn_common.kb_links import LinkRef, LinkResolver, is_navigation_name
+from bkn_common.kb_source import derive_metadata, is_page, parse_source
 from knowledge_base.domain.files import KbFile, graph_path, source_file_id
 from knowledge_base.domain.navigation import navigation_files
 from knowledge_base.domain.relations import Relation, compute_relations
@@ -46,52 +46,57 @@ class BaseView:
         return sorted(entries.items(), key=lambda kv: (kv[1] is not None, kv[0]))
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
-
-
 def _kind(path: str) -> str:
-    if posixpath.basename(path) == "index.md":
+    if is_navigation_name(path):
         return "index"
     return "page" if is_page(path) else "document"
 
 
-def _first_heading(body: str) -> str | None:
-    for line in body.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    return None
-
-
-def source_file(kb_id: str, path: str, content: str | None, sha: str) -> tuple[KbFile, tuple[str, ...]]:
-    """A source file (and its resolved link targets); ``content`` None = not yet processed."""
+def source_file(kb_id: str, path: str, content: str | None, sha: str) -> tuple[KbFile, tuple[LinkRef, ...]]:
+    """A source file (and its links, resolved per base); ``content`` None = not yet processed."""
     file_id = source_file_id(kb_id, path)
     if content is None:
         stem = posixpath.splitext(posixpath.basename(path))[0]
         return KbFile(kb_id, file_id, path, _kind(path), stem, "", "", sha,  # type: ignore[arg-type]
                       available=False), ()
     doc = parse_source(path, content)
-    fm = doc.frontmatter
-    title = fm.get("title") if isinstance(fm.get("title"), str) else None
-    title = title or _first_heading(doc.body) or posixpath.splitext(posixpath.basename(path))[0]
-    description = fm.get("description") if isinstance(fm.get("description"), str) else ""
+    meta = derive_metadata(path, doc.frontmatter, doc.body)
     file = KbFile(
-        kb_id, file_id, path, _kind(path), title, description or "", content, sha,  # type: ignore[arg-type]
-        frontmatter=fm, body=doc.body, tags=_strings(fm.get("tags")), aliases=_strings(fm.get("aliases")),
+        kb_id, file_id, path, _kind(path), meta.title, meta.description, content, sha,  # type: ignore[arg-type]
+        frontmatter=doc.frontmatter, body=doc.body, tags=meta.tags, aliases=meta.aliases, derived=meta.derived,
     )
-    return file, doc.links
+    return file, doc.refs
 
 
-ParsedCache = dict[tuple[str, str], tuple[KbFile, tuple[str, ...]]]
+ParsedCache = dict[tuple[str, str], tuple[KbFile, tuple[LinkRef, ...]]]
+
+
+def resolved_links(files: dict[str, KbFile], refs: dict[str, tuple[LinkRef, ...]],
+                   link_root: str = "") -> dict[str, tuple[tuple[str, str], ...]]:
+    """Per path, the (target path, key) of each link that names a Markdown file of the base."""
+    names = {p: (f.title, *f.aliases) for p, f in files.items() if f.available}
+    resolver = LinkResolver(files, names, link_root=link_root)
+    out = {}
+    for path, links in refs.items():
+        found = []
+        for ref in links:
+            if ref.key == "image":
+                continue
+            target = resolver.resolve(path, ref)
+            if target.outcome == "file" and target.path is not None:
+                found.append((target.path, ref.key))
+        out[path] = tuple(found)
+    return out
 
 
 def build_view(
     kb_id: str, name: str, revision: int, readers: frozenset[str],
     manifest: dict[str, str], contents: dict[str, str | None], parsed: ParsedCache | None = None,
+    link_root: str = "",
 ) -> BaseView:
     """The view; ``parsed`` caches parsed source files by (path, sha256) across revisions."""
     view = BaseView(kb_id, name, revision, readers)
-    links: dict[str, tuple[str, ...]] = {}
+    refs: dict[str, tuple[LinkRef, ...]] = {}
     cache: ParsedCache = {} if parsed is None else parsed
     for path, sha in sorted(manifest.items()):
         content = contents.get(path)
@@ -100,9 +105,9 @@ def build_view(
             hit = source_file(kb_id, path, content, sha)
             if content is not None:
                 cache[(path, sha)] = hit
-        view.files[path], links[path] = hit
+        view.files[path], refs[path] = hit
     evidence = {p: f for p, f in view.files.items() if f.available and not f.navigation}
-    view.relations = compute_relations(evidence, links)
+    view.relations = compute_relations(evidence, resolved_links(view.files, refs, link_root))
     for path in list(view.files):
         parent = posixpath.dirname(path)
         while parent:

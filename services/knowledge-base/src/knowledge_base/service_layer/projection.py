@@ -29,6 +29,7 @@ class BaseRecord:
     contents: dict[str, OrderedDict[str, str]] = field(default_factory=dict)
     removed: set[str] = field(default_factory=set)
     version: int = 0
+    link_root: str = ""
     """Bumps on every change to the view (the manifest or one of its contents): views and
     indexes are cached per version."""
 
@@ -86,6 +87,7 @@ class KnowledgeState:
                 base = self._base(event.kb_id)
                 base.name, base.readers = event.name, frozenset(event.readers)
                 base.revision, base.manifest = event.content_revision, dict(event.manifest)
+                base.link_root = event.link_root
                 for path in [p for p in base.removed if p not in base.manifest]:
                     base.contents.pop(path, None)
                 base.removed &= set(base.manifest)
@@ -101,7 +103,7 @@ class KnowledgeState:
             return cached[1]
         parsed = self._parsed.setdefault(kb_id, {})
         view = build_view(base.kb_id, base.name, base.revision, base.readers, base.manifest,
-                          {p: base.content_of(p) for p in base.manifest}, parsed)
+                          {p: base.content_of(p) for p in base.manifest}, parsed, base.link_root)
         live = set(base.manifest.items())
         for key in [k for k in parsed if k not in live]:
             del parsed[key]
@@ -112,7 +114,8 @@ class KnowledgeState:
         return {"bases": {
             k: {"name": b.name, "readers": sorted(b.readers), "revision": b.revision,
                 "manifest": b.manifest, "removed": sorted(b.removed),
-                "contents": {p: list(v.items()) for p, v in b.contents.items()}}
+                "contents": {p: list(v.items()) for p, v in b.contents.items()},
+                **({"link_root": b.link_root} if b.link_root else {})}
             for k, b in self.bases.items()
         }}
 
@@ -123,7 +126,7 @@ class KnowledgeState:
                 kb_id, str(raw["name"]), frozenset(raw["readers"]), int(raw["revision"]),
                 dict(raw["manifest"]),
                 {p: OrderedDict((str(sha), str(text)) for sha, text in v) for p, v in raw["contents"].items()},
-                set(raw["removed"]), version=1,
+                set(raw["removed"]), version=1, link_root=str(raw.get("link_root", "")),
             )
         self.bases = bases  # all or nothing: assigned only once every base decoded
 
@@ -131,7 +134,8 @@ class KnowledgeState:
         sections: dict[str, Any] = {
             "bases": {
                 k: {"name": b.name, "readers": sorted(b.readers), "revision": b.revision,
-                    "manifest": dict(sorted(b.manifest.items()))}
+                    "manifest": dict(sorted(b.manifest.items())),
+                    **({"linkRoot": b.link_root} if b.link_root else {})}
                 for k, b in sorted(self.bases.items()) if b.applied
             },
         }

@@ -62,6 +62,7 @@ def metadata(view: BaseView, file: KbFile, actions: Actions) -> dict[str, Any]:
         "fileKind": file.kind,
         "description": file.description,
         "frontmatter": file.frontmatter,
+        "derivedFields": list(file.derived),
         "navigation": file.navigation,
         "generatedOutputStatus": file_status(file),
         "contentAvailable": file.available,
