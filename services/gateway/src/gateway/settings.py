@@ -19,6 +19,12 @@ class GatewaySettings(ServiceSettings):
     jwt_audience: str | None = None
     jwt_public_key_file: str | None = None
     jwt_jwks_url: str | None = None
+    jwt_role_claim: str = "roles"
+    """The access-token claim that carries roles (dotted for a nested one: realm_access.roles)."""
+    jwt_operator_values: list[str] = Field(default_factory=lambda: ["operator"])
+    """Values of that claim that make the caller an operator (reads every account's traces)."""
+    console_session_seconds: int = Field(8 * 3600, ge=60)
+    """How long a console login (its session cookie) lasts."""
     capability_index_url: str = "http://127.0.0.1:30781"
     tool_executor_url: str = "http://127.0.0.1:30782"
     trace_recorder_url: str = "http://127.0.0.1:30783"
