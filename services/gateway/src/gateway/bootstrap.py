@@ -16,6 +16,7 @@ from bkn_common.metrics import ServiceMetrics
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import connected_broker, make_service_app, service_telemetry
 from gateway.adapters.action_submissions import RedisActionSubmissions
+from gateway.adapters.console_sessions import RedisConsoleSessions
 from gateway.adapters.idempotency import RedisIdempotency
 from gateway.adapters.identity import Authenticator
 from gateway.adapters.internal import HttpServices
@@ -23,7 +24,7 @@ from gateway.adapters.mesh_stats import HttpMeshStats
 from gateway.adapters.rate_limit import RedisRateLimiter
 from gateway.adapters.sessions import RedisSessionStore
 from gateway.adapters.trace_core import RemoteTraceCore
-from gateway.entrypoints import mcp_info, observability, openapi, openapi_kb, rest
+from gateway.entrypoints import console, mcp_info, observability, openapi, openapi_kb, rest
 from gateway.entrypoints.mcp_http import McpEndpointApp, running, session_manager
 from gateway.entrypoints.mcp_server import build_server
 from gateway.service_layer.access import AccessChecker
@@ -145,6 +146,10 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     app.include_router(openapi_kb.router(deps, authenticator))
     app.include_router(mcp_info.router(deps.registry, authenticator, settings.public_url))
     app.include_router(observability.router(operator_reads, authenticator))
+    app.include_router(console.router(
+        operator_reads, authenticator,
+        RedisConsoleSessions(redis, redis_prefix(settings), settings.console_session_seconds),
+        settings.console_session_seconds))
     for endpoint in endpoints:
         app.router.routes.append(
             Route(mcp_info.PATHS[endpoint.endpoint], endpoint=endpoint, methods=["GET", "POST", "DELETE"])
