@@ -19,6 +19,9 @@ class Bar:
     width: float
     duration_ms: float | None
     row: int
+    label: str  # the tool, and the executed tool's id when a receipt names it
+    label_x: float  # percent
+    label_at: str  # inside (white on the bar) | after | before (dark beside it)
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,11 @@ def timeline(interaction: dict[str, Any], ticks: int = 5) -> Timeline:
         duration = (done - begun).total_seconds() * 1000 if done is not None else None
         width = max(MIN_WIDTH, (duration if duration is not None else total_ms - left * total_ms / 100)
                     / total_ms * 100)
-        bars.append(Bar(op["operation_id"], op["tool_name"], op["receipt_status"],
-                        round(min(left, 100 - MIN_WIDTH), 3), round(min(width, 100 - left), 3),
-                        duration, row))
+        left, width = round(min(left, 100 - MIN_WIDTH), 3), round(min(width, 100 - left), 3)
+        receipts = op.get("execution_receipts") or []
+        label = op["tool_name"] + (f" · {receipts[0].get('tool_id')}" if receipts else "")
+        placed = ("inside", left) if width >= 25 else (
+            ("after", left + width) if left + width <= 60 else ("before", left))
+        bars.append(Bar(op["operation_id"], op["tool_name"], op["receipt_status"], left, width,
+                        duration, row, label, placed[1], placed[0]))
     return Timeline(bars, total_ms, [(i * 100 / ticks, total_ms * i / ticks) for i in range(ticks + 1)])
