@@ -68,6 +68,8 @@ async def test_an_sre_follows_a_turn_in_the_console(mesh: RunningMesh) -> None:
         assert scripts == [f"{mesh.gateway}/console/static/console.js"]
         assert await page.evaluate("document.getElementById('execution-status').textContent")
         await page.screenshot(ARTIFACTS / "3-interaction.png")
+        # the README's picture (docs/images/console.jpg is a copy): the top of the page
+        await page.screenshot(ARTIFACTS / "readme-console.jpg", fmt="jpeg", quality=55, whole_page=False)
 
         completed = next(op for op, outcome in outcomes.items() if outcome == "completed")
         assert not await page.evaluate(f"document.getElementById('op-{completed}').open")
@@ -78,8 +80,6 @@ async def test_an_sre_follows_a_turn_in_the_console(mesh: RunningMesh) -> None:
         assert recorded["operations"][0]["execution_receipts"][0]["receipt_id"] in receipt or \
             any(r["receipt_id"] in receipt for op in recorded["operations"] for r in op["execution_receipts"])
         await page.screenshot(ARTIFACTS / "4-receipt.png")
-        # the README's picture (docs/images/console.jpg is a copy): the top of the page
-        await page.screenshot(ARTIFACTS / "readme-console.jpg", fmt="jpeg", quality=55, whole_page=False)
 
         await page.goto(f"{mesh.gateway}/console/projections")
         await page.wait_for("!!document.querySelector(\"tr[data-service='trace-recorder']\")")
