@@ -4,11 +4,14 @@ its own, an operator reads all, no credential is 401), projections and dead lett
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
 import pytest
+from aiokafka import AIOKafkaProducer
 
+from bkn_common.topics import TRACE
 from tests.integration.observability.support import (
     API,
     FX,
@@ -160,3 +163,32 @@ def test_projections_and_dead_letters(mesh: RunningMesh, turns: dict[str, dict[s
         letters = ops.get(f"{API}/dead-letters", params={"limit": 5}).json()["items"]
         assert {d["consumer"] for d in letters} == set(by_service)
         assert all(d["topic"].endswith(f"dlq.{d['consumer']}.v1") and d["records"] == [] for d in letters)
+
+
+async def _send(servers: str, topic: str, value: bytes) -> tuple[int, int]:
+    producer = AIOKafkaProducer(bootstrap_servers=servers)
+    await producer.start()
+    try:
+        sent = await producer.send_and_wait(topic, value, key=b"poison")
+    finally:
+        await producer.stop()
+    return sent.partition, sent.offset
+
+
+def test_a_poison_record_shows_in_dead_letters(mesh: RunningMesh) -> None:
+    topic = TRACE.full_name(mesh.layout.topic_prefix)
+    partition, offset = asyncio.run(_send(mesh.layout.kafka, topic, b"not an event <script>x</script>"))
+    with operator(mesh) as ops:
+        def trace_letters() -> dict[str, Any]:
+            items = ops.get(f"{API}/dead-letters", params={"limit": 5}).json()["items"]
+            found: dict[str, Any] = next(d for d in items if d["consumer"] == "trace-recorder")
+            return found
+
+        letters = eventually(trace_letters, lambda d: bool(d["records"]))
+        (record,) = letters["records"]
+        assert (record["source_topic"], record["source_partition"], record["source_offset"]) == (
+            topic, partition, offset)
+        assert record["reason"] and record["first_bytes"] == "not an event <script>x</script>"
+        assert record["key"] == "poison" and letters["dead_lettered_since_start"] == 1
+        projections = {p["service"]: p for p in ops.get(f"{API}/projections").json()["items"]}
+        assert projections["trace-recorder"]["dead_lettered"] == 1

@@ -183,3 +183,12 @@ def test_a_missing_interaction_is_an_error_page(client: TestClient, keys: dict[s
 def test_static_files_only_the_known_ones(client: TestClient) -> None:
     assert client.get("/console/static/console.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/console/static/../settings.py").status_code == 404
+
+
+def test_live_rows_are_a_fragment_of_the_same_list(client: TestClient, keys: dict[str, str]) -> None:
+    bearer = {"Authorization": f"Bearer {keys['operator']}"}
+    page = client.get("/console/interactions", params={"agent": "agent"}, headers=bearer)
+    live = re.search(r'data-live="([^"]+)"', page.text)
+    assert live and "partial=rows" in live.group(1) and "agent=agent" in live.group(1)
+    rows = client.get(live.group(1).replace("&amp;", "&"), headers=bearer)
+    assert rows.text.lstrip().startswith("<tr") and "int_1" in rows.text and "<html" not in rows.text
