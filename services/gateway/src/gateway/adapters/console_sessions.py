@@ -7,18 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
 
 from gateway.domain.identity import Principal
-
-
-@dataclass(frozen=True)
-class ConsoleSession:
-    principal: Principal
-    csrf: str
+from gateway.service_layer.console_sessions import ConsoleSession
 
 
 def _encode(principal: Principal, csrf: str) -> str:

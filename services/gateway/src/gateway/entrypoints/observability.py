@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
 from bkn_common.http import json_response, request_id, request_language
@@ -15,6 +15,20 @@ from gateway.service_layer.observability import Caller, Observability
 PREFIX = "/api/agent-observability/v1"
 Filter = Annotated[str | None, Query(min_length=1, max_length=200)]
 Limit = Annotated[int, Query(ge=1, le=200)]
+
+
+def listing(
+    account: Filter = None, agent: Filter = None, kn_id: Filter = None, tool: Filter = None,
+    outcome: Filter = None, evidence_status: Filter = None, since: Filter = None,
+    until: Filter = None, cursor: Filter = None, limit: Limit = 50,
+) -> dict[str, Any]:
+    """A listing's filters, checked (trace-recorder reads them)."""
+    return {"account": account, "agent": agent, "kn_id": kn_id, "tool": tool, "outcome": outcome,
+            "evidence_status": evidence_status, "since": since, "until": until,
+            "cursor": cursor, "limit": limit}
+
+
+Listing = Annotated[dict[str, Any], Depends(listing)]
 
 
 def caller_of(request: Request, authenticator: Authenticator) -> Caller:
@@ -28,32 +42,13 @@ def router(observability: Observability, authenticator: Authenticator) -> APIRou
     def caller(request: Request) -> Caller:
         return caller_of(request, authenticator)
 
-    def filters(account: str | None, agent: str | None, kn_id: str | None, tool: str | None,
-                outcome: str | None, evidence_status: str | None, since: str | None,
-                until: str | None, cursor: str | None, limit: int) -> dict[str, Any]:
-        return {"account": account, "agent": agent, "kn_id": kn_id, "tool": tool, "outcome": outcome,
-                "evidence_status": evidence_status, "since": since, "until": until,
-                "cursor": cursor, "limit": limit}
-
     @api.get("/interactions")
-    async def interactions(
-        request: Request, account: Filter = None, agent: Filter = None, kn_id: Filter = None,
-        tool: Filter = None, outcome: Filter = None, evidence_status: Filter = None,
-        since: Filter = None, until: Filter = None, cursor: Filter = None, limit: Limit = 50,
-    ) -> Response:
-        found = await observability.interactions(caller(request), filters(
-            account, agent, kn_id, tool, outcome, evidence_status, since, until, cursor, limit))
-        return json_response(found)
+    async def interactions(request: Request, filters: Listing) -> Response:
+        return json_response(await observability.interactions(caller(request), filters))
 
     @api.get("/conversations")
-    async def conversations(
-        request: Request, account: Filter = None, agent: Filter = None, kn_id: Filter = None,
-        tool: Filter = None, outcome: Filter = None, evidence_status: Filter = None,
-        since: Filter = None, until: Filter = None, cursor: Filter = None, limit: Limit = 50,
-    ) -> Response:
-        found = await observability.conversations(caller(request), filters(
-            account, agent, kn_id, tool, outcome, evidence_status, since, until, cursor, limit))
-        return json_response(found)
+    async def conversations(request: Request, filters: Listing) -> Response:
+        return json_response(await observability.conversations(caller(request), filters))
 
     @api.get("/conversations/{conversation_id}")
     async def conversation(conversation_id: str, request: Request) -> Response:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Depends, Header, Query
 from starlette.responses import Response
 
 from bkn_common.errors import ApiError, ErrorCode
@@ -46,37 +46,34 @@ def _query(account: str | None, filters: dict[str, str | None], cursor: str | No
     return TraceQuery(**filters, after=after, limit=limit)
 
 
+def listing(
+    account: OptionalAccount = None, filter_account: Annotated[str | None, Query(alias="account")] = None,
+    agent: Filter = None, kn_id: Filter = None, tool: Filter = None, outcome: Filter = None,
+    evidence_status: Filter = None, since: Filter = None, until: Filter = None,
+    cursor: Filter = None, limit: Limit = 50,
+) -> TraceQuery:
+    """A listing's query: its filters, the signed account over any account filter."""
+    return _query(account, {"account": filter_account, "agent": agent, "kn_id": kn_id, "tool": tool,
+                            "outcome": outcome, "evidence_status": evidence_status,
+                            "since": since, "until": until}, cursor, limit)
+
+
+Listing = Annotated[TraceQuery, Depends(listing)]
+
+
 def router(store: TraceView) -> APIRouter:
     api = APIRouter(prefix="/internal/v1/observability")
 
     @api.get("/interactions")
-    async def interactions(
-        account: OptionalAccount = None, filter_account: Annotated[str | None, Query(alias="account")] = None,
-        agent: Filter = None, kn_id: Filter = None, tool: Filter = None, outcome: Filter = None,
-        evidence_status: Filter = None, since: Filter = None, until: Filter = None,
-        cursor: Filter = None, limit: Limit = 50,
-    ) -> Response:
-        query = _query(account, {"account": filter_account, "agent": agent, "kn_id": kn_id, "tool": tool,
-                                 "outcome": outcome, "evidence_status": evidence_status,
-                                 "since": since, "until": until}, cursor, limit)
-        found = store.search_interactions(query)
-        items, next_cursor = page(found, query, interaction_position)
+    async def interactions(query: Listing) -> Response:
+        items, next_cursor = page(store.search_interactions(query), query, interaction_position)
         return json_response({"items": [
             {**interaction_summary(i, []), "operations": store.operation_count(i.interaction_id)}
             for i in items], "next_cursor": next_cursor})
 
     @api.get("/conversations")
-    async def conversations(
-        account: OptionalAccount = None, filter_account: Annotated[str | None, Query(alias="account")] = None,
-        agent: Filter = None, kn_id: Filter = None, tool: Filter = None, outcome: Filter = None,
-        evidence_status: Filter = None, since: Filter = None, until: Filter = None,
-        cursor: Filter = None, limit: Limit = 50,
-    ) -> Response:
-        query = _query(account, {"account": filter_account, "agent": agent, "kn_id": kn_id, "tool": tool,
-                                 "outcome": outcome, "evidence_status": evidence_status,
-                                 "since": since, "until": until}, cursor, limit)
-        found = store.search_conversations(query)
-        items, next_cursor = page(found, query, conversation_position)
+    async def conversations(query: Listing) -> Response:
+        items, next_cursor = page(store.search_conversations(query), query, conversation_position)
         listed = []
         for c in items:
             data: dict[str, Any] = asdict(c)

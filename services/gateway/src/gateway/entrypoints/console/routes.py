@@ -11,7 +11,7 @@ from __future__ import annotations
 import hmac
 import secrets
 from importlib.resources import files
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
@@ -20,13 +20,12 @@ from starlette.responses import RedirectResponse, Response
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.http import request_id, request_language
 from bkn_common.i18n import Language
-from gateway.adapters.console_sessions import ConsoleSession
 from gateway.adapters.identity import Authenticator
-from gateway.domain.identity import Principal
 from gateway.domain.timeline import timeline
 from gateway.entrypoints.console.pages import CSP, HEADERS, Pages
 from gateway.entrypoints.console.texts import translator
 from gateway.entrypoints.observability import PREFIX as API
+from gateway.service_layer.console_sessions import ConsoleSession, ConsoleSessions
 from gateway.service_layer.observability import FILTERS, Caller, Observability
 
 ROOT = "/console"
@@ -34,14 +33,6 @@ COOKIE = "bkn_console"
 LOGIN_COOKIE = "bkn_console_login"
 STATIC = {"console.css": "text/css; charset=utf-8", "console.js": "text/javascript; charset=utf-8"}
 PAGE_SIZE = 50
-
-
-class ConsoleSessions(Protocol):
-    async def open(self, principal: Principal) -> tuple[str, ConsoleSession]: ...
-
-    async def find(self, token: str) -> ConsoleSession | None: ...
-
-    async def close(self, token: str) -> None: ...
 
 
 def _tls(request: Request) -> bool:
