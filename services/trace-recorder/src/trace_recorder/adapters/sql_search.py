@@ -21,15 +21,13 @@ def _inside(query: TraceQuery, alias: str) -> tuple[list[str], list[Any]]:
     if query.evidence_status is not None:
         where.append(f"{alias}.evidence_status = ?")
         params.append(query.evidence_status)
+    # uncorrelated subqueries: computed once per search (receipts has no index by interaction)
     if query.kn_id is not None:
-        where.append(f"EXISTS (SELECT 1 FROM receipts r WHERE r.interaction_id = {alias}.interaction_id "
-                     "AND r.kn_id = ?)")
+        where.append(f"{alias}.interaction_id IN (SELECT interaction_id FROM receipts WHERE kn_id = ?)")
         params.append(query.kn_id)
     if query.tool is not None:
-        where.append(
-            f"(EXISTS (SELECT 1 FROM operations o WHERE o.interaction_id = {alias}.interaction_id "
-            "AND o.tool_name = ?) OR EXISTS (SELECT 1 FROM receipts r "
-            f"WHERE r.interaction_id = {alias}.interaction_id AND r.tool_id = ?))")
+        where.append(f"({alias}.interaction_id IN (SELECT interaction_id FROM operations WHERE tool_name = ?) "
+                     f"OR {alias}.interaction_id IN (SELECT interaction_id FROM receipts WHERE tool_id = ?))")
         params += [query.tool, query.tool]
     return where, params
 
