@@ -59,6 +59,7 @@ class HttpMeshStats:
             report["ready"] = ready[0] == 200
             progress = (body.get("progress") or {}).get("kafka_projection") or {}
             report.update({"caught_up": progress.get("caught_up"), "checkpoint": progress.get("checkpoint"),
+                           "last_checkpoint_at": progress.get("last_checkpoint_at"),
                            "offsets_done": progress.get("offsets_done"),
                            "offsets_total": progress.get("offsets_total")})
         if metrics is not None and metrics[0] == 200:

@@ -82,5 +82,6 @@ def observability_paths() -> Doc:
             "`{items}`: consumer, topic, count since start, records (reason, source offset, first bytes)."),
         f"{PREFIX}/projections": _get(
             "listProjections", "Each service's projection: lag, caught up, last checkpoint (operator role)",
-            [], "`{items}`: service, lag, caught_up, checkpoint, replay_command."),
+            [], "`{items}`: service, lag, caught_up, last_checkpoint_at, checkpoint (how the start "
+                "restored), replay_command."),
     }
