@@ -97,6 +97,8 @@ def _login(client: TestClient, key: str, **headers: str) -> Any:
 
 
 def test_pages_need_a_login_and_carry_the_csp(client: TestClient) -> None:
+    for home in ("/console", "/console/"):
+        assert client.get(home).headers["location"] == "/console/interactions"
     for path in ("/console/interactions", "/console/interactions/int_1", "/console/projections"):
         response = client.get(path)
         assert response.status_code == 303 and response.headers["location"] == "/console/login"

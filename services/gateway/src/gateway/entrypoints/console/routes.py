@@ -143,6 +143,7 @@ def router(observability: Observability, authenticator: Authenticator, sessions:
     def common(caller: Caller, session: ConsoleSession | None) -> dict[str, Any]:
         return {"who": caller.principal, "csrf": session.csrf if session else None}
 
+    @api.get("")
     @api.get("/")
     async def home() -> Response:
         return RedirectResponse(f"{ROOT}/interactions", status_code=303, headers=HEADERS)
