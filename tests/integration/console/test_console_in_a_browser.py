@@ -1,8 +1,8 @@
 """The console in a real browser (Debian's chromium, headless, over the DevTools protocol) on a
 real mesh: a managed turn with two executions, one failing; log in with the operator key, find
-the interaction in the list, open it, one timeline bar per operation in its outcome's colour,
-open a receipt; no CSP violation and no script from the trace runs. Screenshots land in
-tests/.artifacts/console/."""
+the interaction in the list (and a later turn appear in it without a reload), open it, one
+timeline bar per operation in its outcome's colour, open a receipt; no CSP violation and no
+script from the trace runs. Screenshots land in tests/.artifacts/console/."""
 
 from __future__ import annotations
 
@@ -53,6 +53,12 @@ async def test_an_sre_follows_a_turn_in_the_console(mesh: RunningMesh) -> None:
         row = f"tr[data-interaction='{iid}'] a"
         await page.wait_for(f"!!document.querySelector(\"{row}\")")
         await page.screenshot(ARTIFACTS / "2-interactions.png")
+
+        # live: a turn that starts now appears in the open list without a reload
+        marker = await page.evaluate("document.getElementById('rows').dataset.marker = 'same page'; true")
+        later = turn(mesh, "dev", "live-agent", [], question="A later question")["interaction_id"]
+        await page.wait_for(f"!!document.querySelector(\"tr[data-interaction='{later}']\")", seconds=30)
+        assert marker and await page.evaluate("document.getElementById('rows').dataset.marker") == "same page"
 
         await page.evaluate(f"document.querySelector(\"{row}\").click(); true")
         await page.wait_for(f"location.pathname === '/console/interactions/{iid}'")
