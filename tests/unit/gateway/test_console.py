@@ -194,3 +194,11 @@ def test_live_rows_are_a_fragment_of_the_same_list(client: TestClient, keys: dic
     assert live and "partial=rows" in live.group(1) and "agent=agent" in live.group(1)
     rows = client.get(live.group(1).replace("&amp;", "&"), headers=bearer)
     assert rows.text.lstrip().startswith("<tr") and "int_1" in rows.text and "<html" not in rows.text
+
+
+def test_the_bundle_link_works_with_the_session(client: TestClient, keys: dict[str, str]) -> None:
+    _login(client, keys["operator"])
+    page = client.get("/console/interactions/int_1").text
+    assert 'href="/console/interactions/int_1/bundle"' in page
+    refused = client.get("/console/interactions/int_1/bundle")  # this fake trace-recorder has none
+    assert refused.status_code == 404 and "content-security-policy" in refused.headers

@@ -12,13 +12,13 @@ import hmac
 import secrets
 from importlib.resources import files
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.http import request_id, request_language
+from bkn_common.http import json_response, request_id, request_language
 from bkn_common.i18n import Language
 from gateway.adapters.identity import Authenticator
 from gateway.domain.timeline import timeline
@@ -182,6 +182,14 @@ def router(observability: Observability, authenticator: Authenticator, sessions:
             found = await observability.interaction(caller, interaction_id)
             return pages.render("interaction.html", caller.language, i=found, tl=timeline(found),
                                 **common(caller, session))
+        return await page(request, build)
+
+    @api.get("/interactions/{interaction_id}/bundle")
+    async def bundle(interaction_id: str, request: Request) -> Response:
+        async def build(caller: Caller, session: ConsoleSession | None) -> Response:
+            found = await observability.bundle(caller, interaction_id)
+            return json_response(found, {**HEADERS, "Content-Disposition":
+                                         f'attachment; filename="{quote(interaction_id)}.bundle.json"'})
         return await page(request, build)
 
     @api.get("/dead-letters")
