@@ -5,6 +5,7 @@ its own, an operator reads all, no credential is 401), projections and dead lett
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import httpx
@@ -192,3 +193,11 @@ def test_a_poison_record_shows_in_dead_letters(mesh: RunningMesh) -> None:
         assert record["key"] == "poison" and letters["dead_lettered_since_start"] == 1
         projections = {p["service"]: p for p in ops.get(f"{API}/projections").json()["items"]}
         assert projections["trace-recorder"]["dead_lettered"] == 1
+
+
+def test_the_dev_mesh_writes_the_operator_key(mesh: RunningMesh) -> None:
+    endpoints = json.loads((mesh.layout.run_dir / "endpoints.json").read_text())
+    assert endpoints["operator_key"] == mesh.keys["operator"]
+    assert endpoints["console_url"] == f"{mesh.gateway}/console/"
+    with httpx.Client(base_url=mesh.gateway, timeout=30) as anonymous:
+        assert anonymous.get("/console/").headers["location"] == "/console/interactions"
