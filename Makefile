@@ -7,8 +7,8 @@ PACKAGES := libs/common libs/clctl services/gateway services/capability-index \
             services/knowledge-base examples/upstreams
 STAMP := $(VENV)/.installed
 
-.PHONY: help install sandbox run up down restart test test-unit test-integration lint bench faults conformance clean k8s-tools k8s-cluster k8s-test \
-        image compose-test compose-down
+.PHONY: help install sandbox chromium run up down restart test test-unit test-integration lint bench faults conformance clean k8s-tools k8s-cluster k8s-test \
+        image compose-test compose-down container-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -22,6 +22,9 @@ install: $(STAMP)  ## create .venv and install every package, pinned by constrai
 
 sandbox:  ## bubblewrap for tool-executor's sandbox (apt-get when missing)
 	@scripts/sandbox.sh
+
+chromium:  ## Debian's chromium for the console's browser test (apt-get when missing)
+	@scripts/chromium.sh >/dev/null
 
 run: install sandbox  ## start Kafka, Redis, every service and the demo in the foreground (Ctrl-C stops all)
 	$(PY) scripts/devmesh.py up --foreground
@@ -55,13 +58,16 @@ compose-test: install  ## docker-compose.yml under podman-compose: every service
 compose-down:  ## stop and remove a compose project started by scripts/compose.sh up (COMPOSE_PROJECT_NAME, default context-loader)
 	scripts/compose.sh down
 
-test: install sandbox k8s-tools  ## unit, chart and integration tests (starts and stops the real Kafka, Redis and PostgreSQL it needs)
+container-test: install k8s-tools image  ## the image's tool-executor under the chart's exact securityContext: check-sandbox and the hostile tools contained
+	CONTAINER_TEST_REQUIRED=1 $(PY) -m pytest tests/container -q
+
+test: install sandbox chromium k8s-tools  ## unit, chart and integration tests (starts and stops the real Kafka, Redis and PostgreSQL it needs)
 	$(PY) -m pytest tests -q
 
 test-unit: install  ## unit tests only (no servers)
 	$(PY) -m pytest tests/unit -q
 
-test-integration: install sandbox  ## integration tests only (real Kafka and Redis)
+test-integration: install sandbox chromium  ## integration tests only (real Kafka and Redis)
 	$(PY) -m pytest tests/integration -q
 
 lint: install  ## ruff and mypy --strict

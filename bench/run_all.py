@@ -25,6 +25,7 @@ BENCHMARKS = [
     "bench.mcp_vs_rest",
     "bench.trace_overhead",
     "bench.trace_ingest",
+    "bench.trace_search",
     "bench.ontology_queries",
     "bench.views",
     "bench.toon_size",

@@ -163,27 +163,43 @@ def free_port_block() -> int:
     raise RuntimeError(f"no free block of {PORT_BLOCK} ports for a private mesh")
 
 
+OPERATOR_ACCOUNT = "operator"  # role operator: reads every account's traces (/console/)
+
+
 def ensure_identity(run_dir: Path) -> str:
-    """A dev identity file with accounts of the demo and a fresh AppKey for ``dev``."""
+    """A dev identity file with accounts of the demo and a fresh AppKey for each (``dev``'s
+    returned); the ``operator`` account has the operator role. A run folder made before the
+    operator account existed gets new keys."""
     run_dir.mkdir(parents=True, exist_ok=True)
     key_file = run_dir / "dev_app_key"
     identity_file = run_dir / "identity.yaml"
-    if key_file.exists() and identity_file.exists():
+    if key_file.exists() and identity_file.exists() and operator_key(run_dir):
         return key_file.read_text().strip()
     keys = {account: "bak_" + secrets.token_urlsafe(32) for account in
-            ("dev", "viewer", "subonly", "analyst", "service")}
+            ("dev", "viewer", "subonly", "analyst", "service", OPERATOR_ACCOUNT)}
     lines = ["accounts:"]
     for account, key in keys.items():
         kind = "service" if account == "service" else "user"
         digest = hashlib.sha256(key.encode()).hexdigest()
-        lines += [f"  - id: {account}", f"    kind: {kind}", "    app_keys:",
-                  f"      - key_id: {account}-1", f"        sha256: {digest}"]
+        lines += [f"  - id: {account}", f"    kind: {kind}"]
+        if account == OPERATOR_ACCOUNT:
+            lines.append("    roles: [operator]")
+        lines += ["    app_keys:", f"      - key_id: {account}-1", f"        sha256: {digest}"]
     identity_file.write_text("\n".join(lines) + "\n")
     (run_dir / "app_keys.json").write_text(json.dumps(keys, indent=2))
     os.chmod(run_dir / "app_keys.json", 0o600)
     key_file.write_text(keys["dev"] + "\n")
     os.chmod(key_file, 0o600)
     return keys["dev"]
+
+
+def operator_key(run_dir: Path) -> str | None:
+    """The operator account's AppKey of the run folder (None before :func:`ensure_identity`)."""
+    try:
+        key = json.loads((run_dir / "app_keys.json").read_text()).get(OPERATOR_ACCOUNT)
+    except (OSError, ValueError):
+        return None
+    return key if isinstance(key, str) else None
 
 
 def ensure_mesh_secret(run_dir: Path) -> str:
@@ -376,7 +392,9 @@ def up(layout: MeshLayout, *, with_infra: bool = True, bundles: Iterable[str] = 
         apply_bundles(layout, bundles)
         wait_demo_visible(layout, app_key)
     apply_knowledge_bases(layout, knowledge_bases)
-    endpoints = {"gateway_url": layout.gateway_url, "app_key": app_key}
+    endpoints = {"gateway_url": layout.gateway_url, "app_key": app_key,
+                 "operator_key": operator_key(layout.run_dir),
+                 "console_url": layout.gateway_url + "/console/"}
     (layout.run_dir / "endpoints.json").write_text(json.dumps(endpoints, indent=2) + "\n")
     return app_key
 
@@ -425,6 +443,7 @@ def main() -> None:
         raise SystemExit(1) from exc
     print(f"gateway:  {layout.gateway_url}")
     print(f"app key:  {app_key}   (account 'dev'; other demo keys in .run/app_keys.json)")
+    print(f"console:  {layout.gateway_url}/console/   operator key: {operator_key(layout.run_dir)}")
     print(f"try:      curl -s -X POST {layout.gateway_url}/api/agent-retrieval/v1/kn/search_capabilities "
           f"-H 'Authorization: Bearer {app_key}' -H 'Content-Type: application/json' "
           "-d '{\"kn_id\":\"supply_chain\"}'")

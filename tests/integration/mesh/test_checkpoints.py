@@ -244,13 +244,17 @@ def test_the_runner_writes_a_checkpoint_at_stop_and_resumes_from_it(
         return runner
 
     first, second = OntologyState(), OntologyState()
-    assert asyncio.run(fold(first)).checkpoint_status.startswith("ignored: no checkpoint at")
+    folded = asyncio.run(fold(first))
+    assert folded.checkpoint_status.startswith("ignored: no checkpoint at")
     assert (tmp_path / "ontology-query.ckpt").exists()
+    assert folded.last_checkpoint_at is not None  # written at the stop
     resumed = asyncio.run(fold(second))
     assert resumed.checkpoint_status.startswith("loaded")
+    assert resumed.last_checkpoint_at is not None and resumed.last_checkpoint_at <= folded.last_checkpoint_at
     assert resumed.applied == 0  # nothing replayed: all of it came from the checkpoint
     assert state_digest(second.snapshot()) == state_digest(first.snapshot())
     zero, resumed_at = at_start
     assert zero["caught_up"] is False and zero["offsets_done"] == 0
     assert int(zero["offsets_total"]) >= 400  # type: ignore[call-overload]
     assert resumed_at["caught_up"] is True and resumed_at["offsets_total"] == 0
+    assert zero["last_checkpoint_at"] is None and resumed_at["last_checkpoint_at"] == resumed.last_checkpoint_at

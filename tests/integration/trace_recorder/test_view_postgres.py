@@ -8,10 +8,11 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from tests.support.trace_search_contract import TraceSearchContract
 from tests.support.trace_view_contract import Opener, TraceViewContract, Turns, batch, reference
 from trace_recorder.adapters.postgres_view import PostgresDialect, postgres_view
 from trace_recorder.adapters.sql_schema import LATEST, migrate
-from trace_recorder.service_layer.ports import SchemaTooNew
+from trace_recorder.service_layer.ports import SchemaTooNew, TraceView
 
 
 @pytest.fixture
@@ -51,3 +52,11 @@ def test_a_view_from_a_newer_trace_recorder_is_refused(postgres: str, schema: st
         connection.execute(f"INSERT INTO {schema}.trace_schema_version (version) VALUES (%s)", (LATEST + 1,))
     with pytest.raises(SchemaTooNew, match=f"version {LATEST + 1}"):
         postgres_view(postgres, schema=schema)
+
+
+class TestPostgresSearch(TraceSearchContract):
+    @pytest.fixture
+    def view(self, postgres: str, schema: str) -> Iterator[TraceView]:
+        opened = postgres_view(postgres, schema=schema)
+        yield opened
+        opened.close()

@@ -62,6 +62,10 @@
 - name: GATEWAY_JWT_PUBLIC_KEY_FILE
   value: /etc/context-loader/jwt/public.pem
 {{- end }}
+- name: GATEWAY_JWT_ROLE_CLAIM
+  value: {{ $g.jwt.roleClaim | quote }}
+- name: GATEWAY_JWT_OPERATOR_VALUES
+  value: {{ toJson $g.jwt.operatorValues | quote }}
 {{- end -}}
 
 {{- define "cl.env.capabilityIndex" -}}

@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
@@ -121,6 +122,7 @@ class ProjectionRunner:
         self._applied_before = 0
         self._started = False
         self.checkpoint_status: str = "off" if checkpoints is None else "not loaded"
+        self.last_checkpoint_at: str | None = None  # the newest checkpoint, restored or written
 
     async def start(self, positions: dict[TopicPartition, int] | None = None) -> None:
         """Assign all partitions, seek, and start consuming in the background.
@@ -419,6 +421,7 @@ class ProjectionRunner:
         self._applied_before = checkpoint.applied
         self._checkpointed = dict(checkpoint.offsets)
         self.checkpoint_status = f"loaded (written {checkpoint.written_at})"
+        self.last_checkpoint_at = checkpoint.written_at
         log.info("%s: restored from checkpoint %s written %s (%d events); resuming at its offsets",
                  self._consumer_name, self._checkpoints.path, checkpoint.written_at, checkpoint.applied)
         return checkpoint.offsets
@@ -440,6 +443,7 @@ class ProjectionRunner:
         )
         await asyncio.to_thread(self._checkpoints.write, raw)
         self._checkpointed = positions
+        self.last_checkpoint_at = datetime.now(UTC).isoformat()
         log.info("%s: checkpoint written to %s (%d bytes)", self._consumer_name,
                  self._checkpoints.path, len(raw))
 
@@ -451,7 +455,8 @@ class ProjectionRunner:
             total += max(0, end - begin)
             done += max(0, min(self.positions.get(tp, begin), end) - begin)
         return {"offsets_done": done, "offsets_total": total, "caught_up": self.caught_up.is_set(),
-                "checkpoint": self.checkpoint_status, "partitions": len(self._catch_up_target)}
+                "checkpoint": self.checkpoint_status, "last_checkpoint_at": self.last_checkpoint_at,
+                "partitions": len(self._catch_up_target)}
 
     async def _apply_until_done(self, record: ConsumerRecord[bytes, bytes]) -> None:
         """Apply or dead-letter the record; if even the dead-letter topic fails, keep retrying

@@ -13,6 +13,7 @@ from fastapi import APIRouter, FastAPI
 from opentelemetry.sdk.trace import TracerProvider
 
 from bkn_common.checkpoint import CheckpointFile
+from bkn_common.dead_letter_tail import dead_letters_router
 from bkn_common.digest import Snapshotting, state_digest
 from bkn_common.http import (
     ReadinessCheck,
@@ -146,6 +147,8 @@ def make_service_app(
         readiness, {name: runner.progress for name, runner in (runners or {}).items()}
     ))
     app.include_router(metrics_router(metrics))
+    if runners:
+        app.include_router(dead_letters_router(settings, runners))
     app.state.metrics = metrics
     return app
 

@@ -16,18 +16,21 @@ from bkn_common.metrics import ServiceMetrics
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import connected_broker, make_service_app, service_telemetry
 from gateway.adapters.action_submissions import RedisActionSubmissions
+from gateway.adapters.console_sessions import RedisConsoleSessions
 from gateway.adapters.idempotency import RedisIdempotency
 from gateway.adapters.identity import Authenticator
 from gateway.adapters.internal import HttpServices
+from gateway.adapters.mesh_stats import HttpMeshStats
 from gateway.adapters.rate_limit import RedisRateLimiter
 from gateway.adapters.sessions import RedisSessionStore
 from gateway.adapters.trace_core import RemoteTraceCore
-from gateway.entrypoints import mcp_info, openapi, openapi_kb, rest
+from gateway.entrypoints import console, mcp_info, observability, openapi, openapi_kb, rest
 from gateway.entrypoints.mcp_http import McpEndpointApp, running, session_manager
 from gateway.entrypoints.mcp_server import build_server
 from gateway.service_layer.access import AccessChecker
 from gateway.service_layer.catalogue import build_registry
 from gateway.service_layer.deps import Deps
+from gateway.service_layer.observability import Observability
 from gateway.service_layer.rate_limits import BucketRates, RateLimiter
 from gateway.settings import GatewaySettings
 
@@ -64,6 +67,15 @@ def build_deps(settings: GatewaySettings, services: HttpServices, redis: Redis) 
     )
 
 
+def mesh_stats(settings: GatewaySettings, services: HttpServices) -> HttpMeshStats:
+    """The projection services' own reports, for the operator API."""
+    names = {"capability-index": "capability_index", "tool-executor": "tool_executor",
+             "trace-recorder": "trace_recorder", "ontology-query": "ontology_query",
+             "knowledge-base": "knowledge_base"}
+    return HttpMeshStats({n: getattr(settings, f"{a}_url") for n, a in names.items()},
+                         {n: getattr(services, a) for n, a in names.items()})
+
+
 def rate_limiter(settings: GatewaySettings, redis: Redis, prefix: str) -> RateLimiter | None:
     if not settings.rate_limit_enabled:
         return None
@@ -82,6 +94,8 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     broker = make_broker(settings, provider)
     deps.events = EventPublisher(broker, settings.topic_prefix)
     authenticator = Authenticator(settings)
+    stats = mesh_stats(settings, services)
+    operator_reads = Observability(services.trace_recorder, stats)
 
     sessions = RedisSessionStore(redis, redis_prefix(settings))
     endpoints = [
@@ -102,6 +116,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
         finally:
             await deps.trace.drain()
             await services.close()
+            await stats.close()
             await redis.aclose()
 
     async def redis_check() -> bool:
@@ -130,6 +145,11 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     app.include_router(openapi.router(deps.registry))
     app.include_router(openapi_kb.router(deps, authenticator))
     app.include_router(mcp_info.router(deps.registry, authenticator, settings.public_url))
+    app.include_router(observability.router(operator_reads, authenticator))
+    app.include_router(console.router(
+        operator_reads, authenticator,
+        RedisConsoleSessions(redis, redis_prefix(settings), settings.console_session_seconds),
+        settings.console_session_seconds))
     for endpoint in endpoints:
         app.router.routes.append(
             Route(mcp_info.PATHS[endpoint.endpoint], endpoint=endpoint, methods=["GET", "POST", "DELETE"])

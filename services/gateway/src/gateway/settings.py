@@ -25,6 +25,12 @@ class GatewaySettings(ServiceSettings):
     """PEM public key that verifies JWTs (or GATEWAY_JWT_JWKS_URL)."""
     jwt_jwks_url: str | None = None
     """A JWKS URL whose keys verify JWTs."""
+    jwt_role_claim: str = "roles"
+    """The access-token claim that carries roles (dotted for a nested one: realm_access.roles)."""
+    jwt_operator_values: list[str] = Field(default_factory=lambda: ["operator"])
+    """Values of that claim that make the caller an operator (reads every account's traces)."""
+    console_session_seconds: int = Field(8 * 3600, ge=60)
+    """How long a console login (its session cookie) lasts."""
     capability_index_url: str = "http://127.0.0.1:30781"
     """capability-index's internal base URL."""
     tool_executor_url: str = "http://127.0.0.1:30782"

@@ -27,6 +27,7 @@ from bkn_common.service import (
 )
 from bkn_common.topics import projection_topics
 from trace_recorder.adapters.redis_coordination import RedisCoordination
+from trace_recorder.entrypoints import observability
 from trace_recorder.entrypoints.http import install_trace_errors, router
 from trace_recorder.service_layer.deferred import PendingRecords
 from trace_recorder.service_layer.health import Health
@@ -82,6 +83,7 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
         capture_enabled=settings.capture_enabled,
         replay_wait_seconds=settings.replay_wait_seconds,
     ))
+    app.include_router(observability.router(store))
     app.state.store = store
     app.state.runner = runner
     return app

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import jwt
 import yaml
 
 from bkn_common.errors import ApiError, ErrorCode
-from gateway.domain.identity import APP_KEY_PREFIX, AppKeyDirectory, IdentityFile, Principal
+from gateway.domain.identity import (
+    APP_KEY_PREFIX,
+    OPERATOR,
+    AppKeyDirectory,
+    IdentityFile,
+    Principal,
+    Role,
+)
 from gateway.settings import GatewaySettings
 
 
@@ -30,6 +38,8 @@ class Authenticator:
             Path(settings.jwt_public_key_file).read_text() if settings.jwt_public_key_file else None
         )
         self._jwks = jwt.PyJWKClient(settings.jwt_jwks_url) if settings.jwt_jwks_url else None
+        self._role_claim = settings.jwt_role_claim
+        self._operator_values = frozenset(settings.jwt_operator_values)
 
     def authenticate(self, authorization: str | None) -> Principal:
         if not authorization:
@@ -61,7 +71,24 @@ class Authenticator:
         except jwt.PyJWTError as exc:
             raise _unauthenticated(f"invalid access token ({type(exc).__name__})") from exc
         kind = "service" if claims.get("client_only") or claims.get("azp") == claims["sub"] else "user"
-        return Principal(str(claims["sub"]), kind, "oauth")  # type: ignore[arg-type]
+        roles = claim_roles(claims, self._role_claim, self._operator_values)
+        return Principal(str(claims["sub"]), kind, "oauth", roles)  # type: ignore[arg-type]
+
+
+def claim_roles(claims: dict[str, Any], claim: str, operator_values: frozenset[str]) -> frozenset[Role]:
+    """The roles an access token's ``claim`` grants: ``operator`` when it holds (a string, a
+    space-separated scope string or a list) one of ``operator_values``. A dotted ``claim``
+    names a nested one (``realm_access.roles``)."""
+    value: Any = claims
+    for part in claim.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    if isinstance(value, str):
+        held = set(value.split())
+    elif isinstance(value, list):
+        held = {str(v) for v in value}
+    else:
+        held = set()
+    return frozenset({OPERATOR}) if held & operator_values else frozenset()
 
 
 def _unauthenticated(reason: str) -> ApiError:

@@ -12,12 +12,21 @@ from pydantic import BaseModel, ConfigDict
 
 APP_KEY_PREFIX = "bak_"
 
+Role = Literal["operator"]
+OPERATOR: Role = "operator"
+"""Reads every account's traces through the operator API and the console."""
+
 
 @dataclass(frozen=True)
 class Principal:
     account: str
     kind: Literal["user", "service"]
     via: Literal["app_key", "oauth"]
+    roles: frozenset[Role] = frozenset()
+
+    @property
+    def operator(self) -> bool:
+        return OPERATOR in self.roles
 
 
 class AppKeyRecord(BaseModel):
@@ -33,6 +42,7 @@ class AccountRecord(BaseModel):
     id: str
     name: str = ""
     kind: Literal["user", "service"] = "user"
+    roles: list[Role] = []
     app_keys: list[AppKeyRecord] = []
 
 
@@ -62,5 +72,5 @@ class AppKeyDirectory:
         digest = hash_app_key(key)
         for known, account in self._by_hash.items():
             if hmac.compare_digest(known, digest):
-                return Principal(account.id, account.kind, "app_key")
+                return Principal(account.id, account.kind, "app_key", frozenset(account.roles))
         return None

@@ -25,6 +25,7 @@ from bkn_common.errors import ErrorEnvelope
 from bkn_common.toon import TOON_MEDIA_TYPE
 from gateway.domain.context import HOST_CONVERSATION_HEADER, INVOCATION_HEADER, RESPONSE_FORMATS
 from gateway.domain.inputs.base import localized_schema
+from gateway.entrypoints.observability_openapi import TAG, observability_paths
 from gateway.entrypoints.rest import PREFIX
 from gateway.service_layer.catalogue import build_registry
 from gateway.service_layer.registry import ToolDefinition, ToolRegistry
@@ -158,8 +159,9 @@ def openapi_document(registry: ToolRegistry) -> Doc:
             ("read", "Reads: no side effects."),
             ("execution", "Executions: side effects, recorded with an execution receipt."),
             ("lifecycle", "Managed interactions: start and finish a turn."),
-        )],
-        "paths": {f"{PREFIX}/kn/{tool.name}": {"post": _operation(tool)} for tool in tools},
+        )] + [TAG],
+        "paths": {**{f"{PREFIX}/kn/{tool.name}": {"post": _operation(tool)} for tool in tools},
+                  **observability_paths()},
         "components": {
             "schemas": _schemas(tools),
             "parameters": {p["name"]: p for p in _parameters()},

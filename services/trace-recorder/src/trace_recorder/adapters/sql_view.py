@@ -28,9 +28,11 @@ from bkn_common import json_codec
 from bkn_common.digest import state_digest
 from bkn_common.events import EventRecord
 from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
+from trace_recorder.adapters import sql_search
 from trace_recorder.adapters.sql_schema import Ddl, migrate
 from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Span
 from trace_recorder.service_layer.ports import InteractionRecords, Position, StoreUnavailable
+from trace_recorder.service_layer.search import TraceQuery
 from trace_recorder.service_layer.store import TraceStore
 
 log = logging.getLogger(__name__)
@@ -467,6 +469,14 @@ class SqlTraceView:
             evidence={i: evidence.get(i, []) for i in ids},
             spans=spans,
         )
+
+    def search_interactions(self, query: TraceQuery) -> list[Interaction]:
+        return [_load(Interaction, INTERACTION, row)
+                for row in sql_search.interactions(self._rows, INTERACTION, query)]
+
+    def search_conversations(self, query: TraceQuery) -> list[Conversation]:
+        return [_load(Conversation, CONVERSATION, row)
+                for row in sql_search.conversations(self._rows, CONVERSATION, query)]
 
     def _rows_together(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
         with self._guard():

@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol
 
 from bkn_common.events import Event, EventRecord
 from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Span
+from trace_recorder.service_layer.search import TraceQuery
 
 
 class EventSink(Protocol):
@@ -230,6 +231,12 @@ class TraceView(Protocol):
     def interaction_records(self, interaction_id: str) -> InteractionRecords | None:
         """The interaction with everything its view shows, read together."""
         ...
+
+    def search_interactions(self, query: TraceQuery) -> list[Interaction]:
+        """The read API's listing (:mod:`trace_recorder.service_layer.search`)."""
+        ...
+
+    def search_conversations(self, query: TraceQuery) -> list[Conversation]: ...
 
     def prune_spans(self, ended_before_unix_nano: int, batch_size: int) -> int:
         """Delete at most ``batch_size`` spans that ended before the cut; return how many."""

@@ -32,6 +32,7 @@ from trace_recorder.domain.model import (
 )
 from trace_recorder.domain.rules import evidence_id
 from trace_recorder.service_layer.ports import InteractionRecords, Position
+from trace_recorder.service_layer.search import TraceQuery, memory_conversations, memory_interactions
 
 
 def _ts(value: datetime) -> str:
@@ -259,6 +260,12 @@ class TraceStore:
 
     def conversation_by_host_key(self, account: str, host_key: str) -> str | None:
         return self._by_host_key.get((account, host_key))
+
+    def search_interactions(self, query: TraceQuery) -> list[Interaction]:
+        return memory_interactions(self, query)
+
+    def search_conversations(self, query: TraceQuery) -> list[Conversation]:
+        return memory_conversations(self, query)
 
     def interaction_by_invocation(self, account: str, invocation_id: str) -> Interaction | None:
         interaction_id = self._by_invocation.get((account, invocation_id))
