@@ -377,6 +377,9 @@ def up(layout: MeshLayout, *, with_infra: bool = True, bundles: Iterable[str] = 
         wait_demo_visible(layout, app_key)
     apply_knowledge_bases(layout, knowledge_bases)
     endpoints = {"gateway_url": layout.gateway_url, "app_key": app_key}
+    # what clctl reads when its environment is silent (libs/clctl/src/clctl/run_folder.py)
+    endpoints |= {"services": layout.urls(), "kafka_bootstrap_servers": layout.kafka,
+                  "topic_prefix": layout.topic_prefix}
     (layout.run_dir / "endpoints.json").write_text(json.dumps(endpoints, indent=2) + "\n")
     return app_key
 
