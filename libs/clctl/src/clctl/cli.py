@@ -24,17 +24,17 @@ from bkn_common.rebuildable import Rebuildable
 from bkn_common.topics import ALL_TOPICS
 from clctl.bundle import BundleError, bundle_events, load_bundle
 from clctl.kb import KnowledgeBaseRefused, LatestApplies, apply_events, check_identity, load_folder
+from clctl.provenance import keys_app, mesh, trace_app
 from clctl.replay import StartAt, dump, rebuild
 from clctl.replay_view import replay_columns, summary_table
-from clctl.run_folder import RunFolder, RunFolderUnreadable, locate, service_base_url, with_run_folder
+from clctl.run_folder import RunFolder, chosen, service_base_url
 from clctl.settings import ClctlSettings
 
 app = typer.Typer(help="Operate the Context Loader mesh.", no_args_is_help=True)
 kb_app = typer.Typer(help="Knowledge bases over Markdown files.", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
-
-
-_run_dir: list[Path | None] = [None]  # --run-dir of this invocation
+app.add_typer(trace_app, name="trace")
+app.add_typer(keys_app, name="keys")
 
 
 @app.callback()
@@ -43,18 +43,12 @@ def _options(
         "--run-dir", help="The dev mesh's run folder (default: CLCTL_RUN_DIR, else the first "
                           ".run/ with endpoints.json here or above).")] = None,
 ) -> None:
-    _run_dir[0] = run_dir
+    chosen[0] = run_dir
 
 
 def _mesh() -> tuple[ClctlSettings, RunFolder | None]:
     """The settings, completed from the dev mesh's run folder where the environment is silent."""
-    settings = ClctlSettings()
-    try:
-        folder = locate(settings, _run_dir[0])
-    except RunFolderUnreadable as exc:
-        typer.echo(f"run folder: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    return with_run_folder(settings, folder), folder
+    return mesh()
 
 
 def _settings() -> ClctlSettings:

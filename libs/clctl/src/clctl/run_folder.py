@@ -114,3 +114,14 @@ def service_base_url(service: str, given: str | None, folder: RunFolder | None, 
     """A live service's URL: ``--live-url``/``--url``, else the run folder's, else ``default``."""
     url = given or (folder.service_url(service) if folder else None) or default
     return url.rstrip("/")
+
+
+chosen: list[Path | None] = [None]
+"""The ``--run-dir`` of this invocation (set by the CLI's callback)."""
+
+
+def mesh_settings(explicit: Path | None = None) -> tuple[ClctlSettings, RunFolder | None]:
+    """clctl's settings completed from the run folder (raises :class:`RunFolderUnreadable`)."""
+    settings = ClctlSettings()
+    folder = locate(settings, explicit or chosen[0])
+    return with_run_folder(settings, folder), folder
