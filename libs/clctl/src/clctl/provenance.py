@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,7 +22,7 @@ from rich.table import Table
 from bkn_common.mesh_auth import MeshSecretMissing, signer_from
 from bkn_common.mesh_client import MeshAuth
 from bkn_common.provenance.bundle import verify_bundle
-from bkn_common.provenance.keys import KeyringError, KeySet, load_keyring
+from bkn_common.provenance.keys import ROLES, KeyringError, KeySet, load_keyring, new_key
 from clctl.run_folder import RunFolder, RunFolderUnreadable, mesh_settings, service_base_url
 from clctl.settings import ClctlSettings
 
@@ -136,3 +137,32 @@ def keys_export(
         with _trace_recorder(url) as client:
             jwks = _get(client, "/internal/v1/provenance/keys")
     _write(jwks, output)
+
+
+@keys_app.command("new")
+def keys_new(
+    output: Annotated[Path, typer.Option("-o", "--output", help="The keyring file to write (or extend).")],
+    role: Annotated[list[str] | None, typer.Option("--role", help="receipt or seal (repeat; default both).")] = None,
+    valid_from: Annotated[str | None, typer.Option(
+        help="ISO time the new keys start signing (a rotation: publish the public keys first).")] = None,
+) -> None:
+    """Make a keyring (PROVENANCE_KEYS_FILE) or add fresh keys to one (a rotation). The file
+    holds private keys: keep it in a Secret (mode 0600 here)."""
+    roles = [r for r in ROLES if r in (role or ROLES)]
+    if role and len(roles) != len(set(role)):
+        raise typer.BadParameter(f"--role is one of {', '.join(ROLES)}")
+    start = datetime.fromisoformat(valid_from) if valid_from else None
+    document: dict[str, Any] = {"keys": []}
+    if output.exists():
+        try:
+            load_keyring(output)
+            document = json.loads(output.read_text(encoding="utf-8"))
+        except (KeyringError, ValueError) as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(2) from exc
+    added = [new_key(r, start) for r in roles]
+    document["keys"] = [*document["keys"], *added]
+    output.touch(mode=0o600, exist_ok=True)
+    output.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    for key in added:
+        typer.echo(f"added {key['bkn_role']} key {key['kid']} -> {output}", err=True)
