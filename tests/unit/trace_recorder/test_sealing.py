@@ -25,7 +25,7 @@ from trace_recorder.entrypoints.http import install_trace_errors
 from trace_recorder.entrypoints.provenance_http import provenance_router
 from trace_recorder.service_layer.policy import Policy
 from trace_recorder.service_layer.recording import Core
-from trace_recorder.service_layer.sealing import Sealer
+from trace_recorder.service_layer.sealing import NotingProjection, Sealer
 from trace_recorder.service_layer.store import TraceStore
 
 SECRET = "unit-test-mesh-secret-0123456789"
@@ -43,24 +43,42 @@ def sealing(store: TraceStore, clock: Clock, keyring=KEYRING) -> tuple[Sealer, M
     return Sealer(core, keyring, window_seconds=600, clock=clock), sink
 
 
-async def test_the_sweep_seals_finished_turns_only_and_looks_again_for_late_records() -> None:
+async def test_the_sweep_seals_what_the_folded_batches_touched_and_late_records_again() -> None:
     store, clock = TraceStore(), Clock()
-    store.apply_events(wire(signed(Turns.turn(1)) + signed(Turns.turn(2))[:-1]))  # turn 2 still active
     sealer, sink = sealing(store, clock)
-    clock.now = at(2)  # turn 1 finished at 1.5 s
-    assert await sealer.sweep() == 1
+    projection = NotingProjection(store, sealer)
+    await projection.apply_batch(wire(signed(Turns.turn(1)) + signed(Turns.turn(2))[:-1]), {("t", 0): 10})
+    assert projection.positions() == {("t", 0): 10}
+    clock.now = at(2)
+    assert await sealer.sweep() == 1  # turn 2 is still active
     assert [(e.interaction_id, e.seq) for e in sink.of_type(ev.InteractionSealed)] == [("int_1", 1)]  # type: ignore[attr-defined]
-    store.apply_events(wire(signed([Turns.receipt(1, 1, rid="exec_late")])))
-    clock.now = at(2.2)  # looked at 0.2 s ago: not yet (at least 0.5 s, a quarter of its age)
-    assert await sealer.sweep() == 0
-    clock.now = at(3)
+    assert await sealer.sweep() == 0  # nothing touched since
+    await projection.apply_batch(wire(signed([Turns.receipt(1, 1, rid="exec_late")])), {})
     assert await sealer.sweep() == 1
     assert [s.seq for s in store.seals_of("int_1")] == [1, 2]
-    clock.now = at(4)
-    assert await sealer.sweep() == 0  # nothing new: no head
-    clock.now = at(1000)  # past the window: not looked at any more
-    store.apply_events(wire(signed([Turns.receipt(1, 1, rid="exec_later")])))
-    assert await sealer.sweep() == 0
+    await projection.apply_batch(wire(signed(Turns.turn(2))[-1:]), {})  # turn 2 finishes
+    assert await sealer.sweep() == 1 and len(store.seals_of("int_2")) == 1
+
+
+async def test_after_a_start_the_interactions_finished_within_the_window_are_looked_at() -> None:
+    store, clock = TraceStore(), Clock()
+    store.apply_events(wire(signed(Turns.turn(1)) + signed(Turns.turn(700))))  # finished at 1.5 s and 700.5 s
+    sealer, _ = sealing(store, clock)  # a window of 600 s
+    clock.now = at(1000)
+    assert sealer.catch_up() == 1
+    assert await sealer.sweep() == 1
+    assert store.seals_of("int_1") == [] and len(store.seals_of("int_700")) == 1
+
+
+async def test_a_sweep_that_fails_keeps_its_interactions_for_the_next_one() -> None:
+    store, clock = TraceStore(), Clock()
+    sealer, sink = sealing(store, clock)
+    await NotingProjection(store, sealer).apply_batch(wire(signed(Turns.turn(1))), {})
+    sink.fail_with = RuntimeError("kafka away")
+    with pytest.raises(Exception, match="kafka away"):
+        await sealer.sweep()
+    sink.fail_with = None
+    assert await sealer.sweep() == 1
 
 
 async def test_without_a_seal_key_nothing_is_sealed() -> None:

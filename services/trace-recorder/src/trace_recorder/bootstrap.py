@@ -37,7 +37,7 @@ from trace_recorder.service_layer.operations import Operations
 from trace_recorder.service_layer.ports import StoreUnavailable, TraceView
 from trace_recorder.service_layer.recording import Core
 from trace_recorder.service_layer.retention import prune_forever
-from trace_recorder.service_layer.sealing import Sealer
+from trace_recorder.service_layer.sealing import NotingProjection, Sealer
 from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.settings import TraceRecorderSettings
 
@@ -56,7 +56,7 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
     pending = PendingRecords(core)
     keyring = configured_keyring(settings.provenance_keys_file)
     sealer = Sealer(core, keyring, window_seconds=settings.seal_window_seconds)
-    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), store,
+    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), NotingProjection(store, sealer),
                                owns=partial(_owned, settings.replica_index, settings.replica_count),
                                transient=(StoreUnavailable,),
                                fetch_max_wait_ms=settings.fetch_max_wait_ms or settings.kafka_fetch_max_wait_ms,

@@ -52,8 +52,8 @@ class TraceRecorderSettings(ServiceSettings, PolicyFields):
     """``TRACE_RECORDER_SEAL_SWEEP_SECONDS``: how often finished interactions are sealed (their
     records hash-chained, the head signed with the seal key of ``PROVENANCE_KEYS_FILE``)."""
     seal_window_seconds: float = Field(900.0, gt=0)
-    """``TRACE_RECORDER_SEAL_WINDOW_SECONDS``: how long after its finish an interaction is still
-    looked at for late records (each gets a new signed head)."""
+    """``TRACE_RECORDER_SEAL_WINDOW_SECONDS``: at start, interactions finished this recently are
+    looked at for records not sealed yet (while running, every record folded is noted)."""
 
     def policy(self) -> Policy:
         return Policy.of(self)

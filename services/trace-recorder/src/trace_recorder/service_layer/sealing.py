@@ -4,23 +4,27 @@ published as ``trace.interaction.sealed`` (so a rebuilt view holds the same seal
 that lands after a seal (a late receipt, an operation completed after the finish) is appended
 by the next seal, with a new signed head; earlier heads stay.
 
-Every replica sweeps the interactions finished within ``window_seconds``; an interaction is
-looked at again after a quarter of its age (0.5 s, 1 s, 2 s, ... after its finish), so a sweep
-costs little while late records are still caught. Sealing one interaction holds its lock
-(Redis), so two replicas never number two seals alike.
+Which interactions to look at: those the consumer's batches touch (:class:`NotingProjection`
+wraps the view for the projection runner and tells the sealer the interaction ids of every
+start, finish, operation, evidence and receipt it folds), looked at on the next sweep; and, once
+after the view has replayed, every interaction finished within ``window_seconds`` (what
+happened while this replica was down). Sealing one interaction holds its lock (Redis), so two
+replicas never number two seals alike.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 from bkn_common import events as ev
+from bkn_common.events import EventRecord
 from bkn_common.provenance.chain import entry, extend, genesis, seal_payload
 from bkn_common.provenance.keys import Keyring
 from trace_recorder.service_layer.chain_records import chain_records
+from trace_recorder.service_layer.ports import Position, TraceView
 from trace_recorder.service_layer.recording import Core
 
 log = logging.getLogger(__name__)
@@ -34,7 +38,7 @@ class Sealer:
         self._window = window_seconds
         self._batch = batch
         self._clock = clock
-        self._looked: dict[str, datetime] = {}
+        self._due: set[str] = set()
 
     @property
     def enabled(self) -> bool:
@@ -69,23 +73,37 @@ class Sealer:
             await self._core.record(event)
             return event
 
+    def note(self, events: Sequence[ev.Event]) -> None:
+        """Remember the interactions ``events`` touch: the next sweep looks at them."""
+        for event in events:
+            interaction_id = getattr(event, "interaction_id", None)
+            if isinstance(interaction_id, str) and interaction_id and not isinstance(event, ev.InteractionSealed):
+                self._due.add(interaction_id)
+
+    def catch_up(self) -> int:
+        """Mark every interaction finished within the window (after a start); how many."""
+        since = (self._clock() - timedelta(seconds=self._window)).isoformat()
+        marked = 0
+        while True:
+            found = self._core.store.finished_since(since, self._batch)
+            self._due.update(interaction_id for interaction_id, _ in found)
+            marked += len(found)
+            if len(found) < self._batch or found[-1][1] == since:
+                return marked
+            since = found[-1][1]
+
     async def sweep(self) -> int:
-        """Seal the recently finished interactions that are due a look; how many got a seal."""
-        now = self._clock()
-        since = (now - timedelta(seconds=self._window)).isoformat()
+        """Seal what the noted interactions have that is not sealed; how many got a seal.
+        One that fails stays noted for the next sweep."""
+        due, self._due = self._due, set()
         sealed = 0
-        due = []
-        for interaction_id, finished_at in self._core.store.finished_since(since, self._batch):
-            age = (now - datetime.fromisoformat(finished_at)).total_seconds()
-            looked = self._looked.get(interaction_id)
-            if looked is None or (now - looked).total_seconds() >= max(0.5, age / 4):
-                due.append(interaction_id)
-        for interaction_id in due:
-            self._looked[interaction_id] = now
-            if await self.seal(interaction_id) is not None:
-                sealed += 1
-        cut = now - timedelta(seconds=self._window)
-        self._looked = {i: t for i, t in self._looked.items() if t >= cut}
+        for interaction_id in sorted(due):
+            try:
+                if await self.seal(interaction_id) is not None:
+                    sealed += 1
+            except Exception:
+                self._due.update(due)  # Redis, Kafka or the database away: all again next time
+                raise
         return sealed
 
     async def run(self, every_seconds: float, ready: asyncio.Event) -> None:
@@ -94,9 +112,30 @@ class Sealer:
             log.warning("no seal key (PROVENANCE_KEYS_FILE): finished interactions are not sealed")
             return
         await ready.wait()
+        self.catch_up()
         while True:
             try:
                 await self.sweep()
             except Exception as exc:  # Redis, Kafka or the database away: the next sweep retries
                 log.warning("sealing sweep failed: %s", exc)
             await asyncio.sleep(every_seconds)
+
+
+class NotingProjection:
+    """The view as the projection runner sees it (``apply``, ``apply_batch``, ``positions``),
+    telling the sealer what each folded batch touched once it is stored."""
+
+    def __init__(self, view: TraceView, sealer: Sealer) -> None:
+        self._view = view
+        self._sealer = sealer
+
+    def apply(self, record: EventRecord) -> None:
+        self._view.apply(record)
+        self._sealer.note([record.event])
+
+    async def apply_batch(self, events: Sequence[ev.Event], positions: Mapping[Position, int]) -> None:
+        await self._view.apply_batch(events, positions)
+        self._sealer.note(events)
+
+    def positions(self) -> dict[Position, int]:
+        return self._view.positions()
