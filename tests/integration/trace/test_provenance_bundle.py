@@ -146,3 +146,13 @@ def test_heads_re_signed_with_a_foreign_key_fail(mesh: RunningMesh, turn: tuple[
 def test_an_unknown_interaction_is_not_found(mesh: RunningMesh, tmp_path: Path) -> None:
     result = clctl(mesh, "trace", "export", "int_nope", cwd=tmp_path)
     assert result.returncode == 1 and "404" in result.stderr and "interaction_not_found" in result.stderr
+
+
+def test_replay_verify_finds_the_mesh_through_its_run_folder(
+    mesh: RunningMesh, turn: tuple[Path, Path, dict[str, Any]], tmp_path: Path,
+) -> None:
+    """Issue 29 §3: no MESH_INTERNAL_SECRET, Kafka address, prefix or URL in the environment;
+    the seals rebuilt from the log match the live ones."""
+    result = clctl(mesh, "replay", "trace-recorder", "--verify", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "verify: identical to the live state" in result.stdout
