@@ -308,3 +308,28 @@ imagePullSecrets:
     - {port: 53, protocol: TCP}
 {{- end -}}
 {{- end -}}
+
+{{/* tool-executor's seccompProfile: the chart's Localhost profile (files/tool-executor-seccomp.json)
+     under the Security Profiles Operator's path when its API exists, else under context-loader/. */}}
+{{- define "cl.toolExecutorSeccomp" -}}
+{{- $p := .Values.toolExecutor.seccompProfile -}}
+{{- if eq $p.type "Localhost" -}}
+{{- $default := "context-loader/tool-executor-seccomp.json" -}}
+{{- if .Capabilities.APIVersions.Has "security-profiles-operator.x-k8s.io/v1beta1/SeccompProfile" -}}
+{{- $default = printf "operator/%s/%s-tool-executor.json" .Release.Namespace (include "cl.fullname" .) -}}
+{{- end -}}
+{type: Localhost, localhostProfile: {{ default $default $p.localhostProfile | quote }}}
+{{- else -}}
+{type: RuntimeDefault}
+{{- end -}}
+{{- end -}}
+
+{{/* A component's container securityContext: the chart-wide one, tool-executor's seccompProfile,
+     then the component's own block (key by key). */}}
+{{- define "cl.containerSecurityContext" -}}
+{{- $context := deepCopy .root.Values.containerSecurityContext -}}
+{{- if eq .comp.key "toolExecutor" -}}
+{{- $_ := set $context "seccompProfile" (fromYaml (include "cl.toolExecutorSeccomp" .root)) -}}
+{{- end -}}
+{{- toYaml (mergeOverwrite $context (default dict .c.containerSecurityContext)) -}}
+{{- end -}}

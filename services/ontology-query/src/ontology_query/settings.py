@@ -18,4 +18,6 @@ class OntologyQuerySettings(CheckpointSettings):
     # folder), the row cap of one answer, and the engine's worker threads
     data_dir: str = ""
     sql_max_rows: int = 10_000
+    """Rows run_sql returns at most; more are cut and marked."""
     sql_threads: int = 2
+    """DuckDB threads of run_sql."""

@@ -1,14 +1,23 @@
-"""``tool-executor``: run the service."""
+"""``tool-executor``: run the service; ``python -m tool_executor check-sandbox``: the preflight."""
 
 from __future__ import annotations
 
-from bkn_common.runtime import serve
-from tool_executor.bootstrap import build_app
+import sys
+
 from tool_executor.settings import ToolExecutorSettings
 
 
 def main() -> None:
     settings = ToolExecutorSettings()
+    if sys.argv[1:] == ["check-sandbox"]:
+        from tool_executor.entrypoints.check_sandbox import check_sandbox
+
+        raise SystemExit(check_sandbox(settings))
+    if sys.argv[1:]:
+        raise SystemExit(f"usage: {sys.argv[0]} [check-sandbox]")
+    from bkn_common.runtime import serve
+    from tool_executor.bootstrap import build_app
+
     serve(build_app(settings), settings)
 
 

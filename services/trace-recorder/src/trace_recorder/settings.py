@@ -23,12 +23,16 @@ class TraceRecorderSettings(ServiceSettings, PolicyFields):
     service_name: str = "trace-recorder"
     port: int = 30783
     redis_prefix: str = "bkn:trace:"
+    """Prefix of trace-recorder's Redis keys (the chart sets ``bkn:<topicPrefix>trace:``)."""
     replay_wait_seconds: float = 10.0
+    """How long a lifecycle call waits for the view to catch up after a start before it is refused."""
     probe_timeout_seconds: float = 0.5
+    """Timeout of each readiness probe of Redis and the store."""
     store: Literal["sqlite", "postgresql", "memory"] = "sqlite"
     """Where the view lives: ``sqlite`` (one file, one replica), ``postgresql`` (shared by
     replicas) or ``memory`` (tests; rebuilt from offset zero at every start)."""
     sqlite_path: Path = Path(".run/trace-recorder/view.sqlite3")
+    """The SQLite view's file (store ``sqlite``)."""
     database_url: str = "postgresql://postgres@127.0.0.1:5432/postgres"
     """``TRACE_RECORDER_DATABASE_URL``: postgresql://user@host:port/db (libpq options allowed)."""
     database_password: SecretStr | None = None
@@ -36,11 +40,15 @@ class TraceRecorderSettings(ServiceSettings, PolicyFields):
     database_schema: str | None = None
     """Tables in this PostgreSQL schema instead of the connection's default (``public``)."""
     span_retention_seconds: int = 7 * 24 * 3600
+    """Spans older than this are pruned from the view."""
     prune_interval_seconds: float = 300.0
+    """How often old spans are pruned."""
     prune_batch_size: int = 5000
+    """Spans deleted per pruning statement."""
     replica_index: int = 0
     """This replica's number (0-based); it consumes the partitions p with p % count == index."""
     replica_count: int = 1
+    """How many replicas share the partitions (store ``postgresql``)."""
     fetch_max_wait_ms: int | None = Field(None, gt=0, le=30000)
     """``TRACE_RECORDER_FETCH_MAX_WAIT_MS``: how long the broker may hold the projection's
     fetch (unset: ``KAFKA_FETCH_MAX_WAIT_MS``)."""

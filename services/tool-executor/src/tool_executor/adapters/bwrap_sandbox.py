@@ -7,13 +7,14 @@ What the kernel enforces for every run (docs/architecture.md, "The sandbox bound
   guard) over a read-only root; the only writable place is /scratch (= /tmp), a fresh
   size-limited tmpfs that disappears with the run;
 - no service environment: bwrap itself starts with an empty one and the payload gets
-  ``payload_env`` only, so neither /proc/self/environ nor /proc/1/environ holds a secret;
+  ``payload_env`` only; and no /proc at all, so no process table to read another's from;
 - an unprivileged user: run as root, the payload switches to a uid of its own (one per
   concurrent slot, no capabilities) before the payload starts; run as another user, bwrap
   makes a user namespace and the payload is that user without capabilities;
 - a seccomp filter (``seccomp_filter``) that refuses tracing, new namespaces, mounts, kernel
   modules, bpf, io_uring, the keyring and the like, handed to bwrap through a pipe per run;
-- rlimits (CPU, address space, processes, file size) and the wall-clock / output limits of
+- rlimits (CPU, address space, file size; processes set by the guard inside the user
+  namespace, where only the run's own count) and the wall-clock / output limits of
   ``run_contained``; when bwrap dies the namespace's init dies and the kernel kills every
   process left in it.
 """
@@ -145,7 +146,10 @@ class BwrapSandbox(GuardedSandbox):
         view += _system_view()
         if not self._prefix.startswith("/usr/"):
             view += [*_parents(self._prefix), "--ro-bind", self._prefix, self._prefix]
-        view += [*_parents(SANDBOX_GUARD), "--ro-bind", str(GUARD), SANDBOX_GUARD, "--proc", "/proc",
+        # no /proc: a fresh procfs cannot be mounted where the container's /proc is masked
+        # (Pod Security `restricted`, procMount Default), and binding the container's would show
+        # the service's processes and their environment. Nothing the payloads need reads it.
+        view += [*_parents(SANDBOX_GUARD), "--ro-bind", str(GUARD), SANDBOX_GUARD,
                  "--dev", "/dev", "--perms", "1777"]
         return head, view
 
@@ -160,7 +164,9 @@ class BwrapSandbox(GuardedSandbox):
         if self._privileged:  # only setpriv uses them, to drop to ``uid`` with no capabilities
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
         else:
-            args += ["--unshare-user", "--uid", str(uid), "--gid", str(uid), "--disable-userns"]
+            # no --disable-userns (it writes /proc/sys/user/max_user_namespaces, and there is no
+            # /proc): the seccomp filter refuses new user namespaces to the payload instead
+            args += ["--unshare-user", "--uid", str(uid), "--gid", str(uid)]
         args += [*self._view, "--size", str(limits.scratch_mb * 1024 * 1024),
                  "--tmpfs", SCRATCH, "--symlink", SCRATCH, "/tmp", "--remount-ro", "/",
                  "--chdir", SCRATCH, "--"]

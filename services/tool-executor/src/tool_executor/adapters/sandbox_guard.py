@@ -13,6 +13,7 @@ EXIT_PROCESSES); the executor reads it as the reason.
 import errno
 import json
 import os
+import resource
 import runpy
 import socket
 import sys
@@ -23,6 +24,13 @@ from typing import Any
 
 EXIT_MEMORY = 90
 EXIT_PROCESSES = 91
+
+
+def _limit_processes(count: int) -> None:
+    """RLIMIT_NPROC, set here rather than before the sandbox starts: inside bwrap's user
+    namespace (or as a uid of the run's own, run as root) only this run's processes and
+    threads count against it, never the service's or another container's of the same uid."""
+    resource.setrlimit(resource.RLIMIT_NPROC, (count, count))
 
 
 def _block_network() -> None:
@@ -102,6 +110,7 @@ def _run_skill(request: dict[str, Any]) -> None:
 
 if __name__ == "__main__":
     payload = json.loads(sys.stdin.buffer.read())
+    _limit_processes(int(payload.get("max_processes", 32)))
     if not payload.get("allow_network"):
         _block_network()
     if sys.argv[1] == "function":

@@ -27,11 +27,15 @@ FILE_SIZE_LIMIT = 16 * 1024 * 1024
 
 
 def set_limits(limits: SandboxLimits) -> None:
-    """rlimits of the calling process (run in the child between fork and exec)."""
+    """rlimits of the calling process (run in the child between fork and exec).
+
+    Not RLIMIT_NPROC: the kernel counts it per uid of the user namespace the process is in, so
+    set here (before bwrap makes the sandbox's user namespace) it would count every process of
+    the service's uid on the node, other containers' included. The guard sets it inside the
+    sandbox, where only the run's own processes count (``max_processes`` in its request)."""
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
     memory = limits.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
@@ -139,14 +143,16 @@ async def run_contained(
 def function_request(source: str, handler: str, arguments: dict[str, Any], limits: SandboxLimits) -> bytes:
     """The guard's stdin for ``python sandbox_guard.py function``."""
     return json.dumps({"source": source, "handler": handler, "arguments": arguments,
-                       "allow_network": limits.allow_network}).encode()
+                       "allow_network": limits.allow_network,
+                       "max_processes": limits.max_processes}).encode()
 
 
 def skill_request(files: dict[str, str], entry: str, args: list[str], limits: SandboxLimits) -> bytes:
     """The guard's stdin for ``python sandbox_guard.py skill``."""
     python, argv = skill_command(entry, args)
     return json.dumps({"files": files, "argv": argv, "python": python,
-                       "allow_network": limits.allow_network}).encode()
+                       "allow_network": limits.allow_network,
+                       "max_processes": limits.max_processes}).encode()
 
 
 def payload_env(scratch: str) -> dict[str, str]:

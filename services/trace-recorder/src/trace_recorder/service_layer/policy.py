@@ -13,14 +13,23 @@ class PolicyFields(BaseModel):
     capture_enabled: bool = True
     """``TRACE_RECORDER_CAPTURE_ENABLED=false`` keeps ids but records no operations."""
     lease_seconds: int = 300
+    """How long an interaction's active lease lasts without activity."""
     max_operations_per_interaction: int = 128
+    """Operations one interaction may record; more are refused."""
     idempotency_ttl_seconds: int = 7 * 24 * 3600
+    """How long an operation's begin and complete answers are kept for retries."""
     host_mapping_ttl_seconds: int = 90 * 24 * 3600
+    """How long a host conversation key keeps pointing at its conversation."""
     max_result_bytes: int = 256 * 1024
+    """A recorded result larger than this is kept as its hash only (``omitted``)."""
     publish_timeout_seconds: float = 10.0
+    """How long a lifecycle call waits for Kafka to take its records."""
     lock_timeout_seconds: float = 5.0
+    """How long a lifecycle call waits for the per-interaction lock."""
     pending_timeout_seconds: int = 120
+    """After this long a begun, never completed operation counts as abandoned."""
     in_flight_seconds: int = 30
+    """How long a begun operation's claim blocks a second begin with the same key."""
     finish_wait_seconds: float = 10.0
     """How long finish waits for the interaction's operations still completing (any replica);
     keep it below the gateway's ``GATEWAY_INTERNAL_TIMEOUT_SECONDS``."""
