@@ -17,7 +17,9 @@ invocation id every call that got no final answer, then count:
   invocation id, receipts missing for an execution, 2xx answers without a receipt.
 
 Invariants asserted per fault: no duplicate execution of one invocation id; every upstream
-execution has exactly one receipt on Kafka; no 2xx answer without its receipt. A fault under
+execution has exactly one receipt on Kafka; no 2xx answer without its receipt; every receipt
+of the fault's calls on Kafka verifies (signed with the run folder's receipt key, recovered
+ones included: ``bkn_common.provenance.receipts``). A fault under
 which an invariant cannot hold is named in KNOWN_LIMITS with the reason; only that
 assertion is skipped for it, and the reason is printed. Rows: bench/results/faults.json.
 Exit status 1 when an invariant broke.
@@ -260,13 +262,18 @@ def finance_ledger(layout: devmesh.MeshLayout) -> dict[str, Any]:
     return dict(response.json())
 
 
-def kafka_receipts(layout: devmesh.MeshLayout) -> Counter[str]:
-    """Receipt ids on the receipts topic, read from the beginning to the current end."""
+def kafka_receipts(layout: devmesh.MeshLayout) -> tuple[Counter[str], dict[str, str]]:
+    """Receipt ids on the receipts topic, read from the beginning to the current end, and why
+    each receipt that does not verify with the run folder's public keys fails (by id)."""
     from aiokafka import AIOKafkaConsumer
 
+    from bkn_common.provenance.keys import load_keyring
+    from bkn_common.provenance.receipts import receipt_problem
     from bkn_common.topics import RECEIPTS
 
     topic = RECEIPTS.full_name(layout.topic_prefix)
+    keys = load_keyring(devmesh.ensure_provenance_keys(layout.run_dir)).public
+    unverified: dict[str, str] = {}
 
     async def read() -> Counter[str]:
         consumer = AIOKafkaConsumer(topic, bootstrap_servers=layout.kafka, enable_auto_commit=False,
@@ -285,11 +292,14 @@ def kafka_receipts(layout: devmesh.MeshLayout) -> Counter[str]:
                         data = json.loads(record.value or b"{}").get("data", {})
                         if data.get("receipt_id"):
                             counts[str(data["receipt_id"])] += 1
+                            problem = receipt_problem(data, keys)
+                            if problem is not None:
+                                unverified[str(data["receipt_id"])] = problem
             return counts
         finally:
             await consumer.stop()
 
-    return asyncio.run(read())
+    return asyncio.run(read()), unverified
 
 
 @contextmanager
@@ -352,7 +362,7 @@ def measure(name: str, load: Load, inject: Callable[[], None], layout: devmesh.M
     time.sleep(RECOVERY_GRACE + 6)  # overdue journal entries are swept and published
     load.retry_unfinished()
     time.sleep(RECOVERY_GRACE + 6)
-    ledger, receipts = finance_ledger(layout), kafka_receipts(layout)
+    ledger, (receipts, unverified) = finance_ledger(layout), kafka_receipts(layout)
     mine = {c.invocation: c for c in load.calls}
     executions = {inv: e for inv, e in ledger["by_invocation"].items() if inv in mine}
     executed_receipts = [r for e in executions.values() for r in e["receipts"]]
@@ -382,10 +392,12 @@ def measure(name: str, load: Load, inject: Callable[[], None], layout: devmesh.M
         "duplicate_executions": duplicates,
         "executions_without_one_receipt": missing,
         "2xx_without_receipt": unreceipted_2xx,
+        "receipts_not_verifying": sum(1 for r in set(executed_receipts) if r in unverified),
         "recover_seconds": recovery_seconds(load.calls, began),
         "searches": dict(load.searches),
         "error_codes": dict(Counter(c.code for c in load.calls if c.code)),  # the final answers
         "first_try_statuses": dict(Counter(str(c.first_status) for c in load.calls)),
+        "unverified_receipts": {r: unverified[r] for r in sorted(set(executed_receipts)) if r in unverified},
         "suspect_calls": [{"invocation": c.invocation, "first_status": c.first_status, "status": c.status,
                            "code": c.code, "receipt": c.receipt, "sent_s": round(c.sent - began, 1),
                            "executions": executions.get(c.invocation)} for c in suspects[:20]],
@@ -394,7 +406,8 @@ def measure(name: str, load: Load, inject: Callable[[], None], layout: devmesh.M
 
 def table_row(row: dict[str, Any]) -> dict[str, Any]:
     """The row's counts (the JSON row also has searches, error codes and suspect calls)."""
-    return {k: v for k, v in row.items() if k not in ("searches", "error_codes", "first_try_statuses", "suspect_calls")}
+    return {k: v for k, v in row.items()
+            if k not in ("searches", "error_codes", "first_try_statuses", "suspect_calls", "unverified_receipts")}
 
 
 def check(row: dict[str, Any]) -> list[str]:
@@ -402,7 +415,8 @@ def check(row: dict[str, Any]) -> list[str]:
     broken = []
     for invariant, column in (("duplicates", "duplicate_executions"),
                               ("receipts", "executions_without_one_receipt"),
-                              ("success", "2xx_without_receipt")):
+                              ("success", "2xx_without_receipt"),
+                              ("signatures", "receipts_not_verifying")):
         if row[column] == 0:
             continue
         if invariant in limits:

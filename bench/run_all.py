@@ -20,6 +20,7 @@ BENCHMARKS = [
     "bench.materialize_capabilities",
     "bench.search_capabilities",
     "bench.sandbox",
+    "bench.provenance_signing",
     "bench.execute_tool",
     "bench.kafka_record_cost",
     "bench.mcp_vs_rest",

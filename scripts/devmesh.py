@@ -109,6 +109,7 @@ class MeshLayout:
             "TOOL_EXECUTOR_CHECKPOINT_DIR": str(self.checkpoint_dir),
             "ONTOLOGY_QUERY_CHECKPOINT_DIR": str(self.checkpoint_dir),
             "MESH_INTERNAL_SECRET": self.mesh_secret,
+            "PROVENANCE_KEYS_FILE": str(ensure_provenance_keys(self.run_dir)),
             "PYTHONUNBUFFERED": "1",
         }
         env.pop("MESH_INTERNAL_SECRET_PREVIOUS", None)
@@ -216,6 +217,24 @@ def ensure_mesh_secret(run_dir: Path) -> str:
     with os.fdopen(fd, "w") as handle:
         handle.write(secret + "\n")
     return secret
+
+
+def ensure_provenance_keys(run_dir: Path) -> Path:
+    """The run folder's keyring (``provenance_keys.json``, mode 0600): one Ed25519 key that
+    signs receipts, one that seals interactions; generated once, like the mesh secret."""
+    keys_file = run_dir / "provenance_keys.json"
+    if keys_file.exists():
+        return keys_file
+    from bkn_common.provenance.keys import new_keyring
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(keys_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process of this run folder made it first
+        return keys_file
+    with os.fdopen(fd, "w") as handle:
+        handle.write(json.dumps(new_keyring(), indent=2) + "\n")
+    return keys_file
 
 
 def _pid_file(layout: MeshLayout, name: str) -> Path:
@@ -395,6 +414,9 @@ def up(layout: MeshLayout, *, with_infra: bool = True, bundles: Iterable[str] = 
     endpoints = {"gateway_url": layout.gateway_url, "app_key": app_key,
                  "operator_key": operator_key(layout.run_dir),
                  "console_url": layout.gateway_url + "/console/"}
+    # what clctl reads when its environment is silent (libs/clctl/src/clctl/run_folder.py)
+    endpoints |= {"services": layout.urls(), "kafka_bootstrap_servers": layout.kafka,
+                  "topic_prefix": layout.topic_prefix}
     (layout.run_dir / "endpoints.json").write_text(json.dumps(endpoints, indent=2) + "\n")
     return app_key
 

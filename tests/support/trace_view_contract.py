@@ -18,10 +18,19 @@ import pytest
 
 from bkn_common import events as ev
 from bkn_common.events import decode_event, encode_event
+from bkn_common.provenance.bundle import verify_bundle
+from bkn_common.provenance.keys import Keyring, keyring_from_jwks, new_keyring
+from bkn_common.provenance.receipts import sign_receipt
 from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
+from trace_recorder.adapters.memory_coordination import MemoryCoordination
+from trace_recorder.adapters.memory_sink import MemoryEventSink
 from trace_recorder.domain.rules import evidence_id
+from trace_recorder.service_layer.bundle import interaction_bundle
+from trace_recorder.service_layer.policy import Policy
 from trace_recorder.service_layer.ports import StoreUnavailable, TraceView
+from trace_recorder.service_layer.recording import Core
 from trace_recorder.service_layer.retention import prune
+from trace_recorder.service_layer.sealing import Sealer
 from trace_recorder.service_layer.store import TraceStore
 
 Opener = Callable[[], TraceView]
@@ -118,6 +127,30 @@ def reference(events: list[ev.Event]) -> TraceStore:
 
 def batch(view: TraceView, events: list[ev.Event], positions: dict[tuple[str, int], int] | None = None) -> None:
     asyncio.run(view.apply_batch(wire(events), positions or {}))
+
+
+KEYRING: Keyring = keyring_from_jwks(new_keyring())
+
+
+def signed(events: list[ev.Event]) -> list[ev.Event]:
+    """The receipts among ``events`` signed with :data:`KEYRING`'s receipt key."""
+    key = KEYRING.signer("receipt", T0)
+    assert key is not None
+    return [sign_receipt(e, key) if isinstance(e, ev.ExecutionReceiptRecorded) else e for e in events]
+
+
+def sealer_of(view: TraceView) -> tuple[Sealer, MemoryEventSink]:
+    sink = MemoryEventSink()
+    core = Core(view, sink, MemoryCoordination(), Policy(), clock=lambda: at(100))
+    return Sealer(core, KEYRING, clock=lambda: at(100)), sink
+
+
+def wire_json(document: dict[str, Any]) -> dict[str, Any]:
+    """A bundle as a file carries it (JSON text and back)."""
+    import json
+
+    loaded: dict[str, Any] = json.loads(json.dumps(document))
+    return loaded
 
 
 class TraceViewContract:
@@ -329,3 +362,45 @@ class TraceViewContract:
         assert not isinstance(refused.value, StoreUnavailable)  # not transient: not retried
         assert view.interaction("int_1") is None and view.conversation("conv_1") is None
         assert view.positions() == {} and view.counts()["spans"] == 0
+
+    # ------------------------------------------------------------------ provenance
+
+    def test_a_sealed_turn_exports_a_bundle_that_verifies(self, view: TraceView) -> None:
+        batch(view, signed(Turns.turn(1)))
+        sealer, sink = sealer_of(view)
+        first = asyncio.run(sealer.seal("int_1"))
+        assert first is not None and first.seq == 1
+        assert asyncio.run(sealer.seal("int_1")) is None  # nothing new: no second head
+        receipt = view.receipt("exec_1_0")
+        assert receipt is not None and receipt.record is not None
+        assert receipt.record["signature"] and receipt.record["key_id"] == KEYRING.signer("receipt", T0).kid  # type: ignore[union-attr]
+        bundle = wire_json(interaction_bundle(view, "int_1", at(200)) or {})
+        report = verify_bundle(bundle, KEYRING.public)
+        assert report.ok, report.first_broken
+        # a late receipt extends the chain with a new signed head; the first head stays
+        late = Turns.receipt(1, 1, rid="exec_1_late")
+        batch(view, signed([late]))
+        second = asyncio.run(sealer.seal("int_1"))
+        assert second is not None and second.seq == 2 and len(second.entries) == 2  # receipt + its evidence
+        assert [s.seq for s in view.seals_of("int_1")] == [1, 2]
+        bundle = wire_json(interaction_bundle(view, "int_1", at(200)) or {})
+        assert [h["length"] for h in bundle["chain"]["heads"]] == [first.length, first.length + 2]
+        assert verify_bundle(bundle, KEYRING.public).ok
+        # the seals are events: a view rebuilt from the log holds the same ones
+        rebuilt = reference(signed(Turns.turn(1)) + signed([late]) + list(sink.events))
+        assert rebuilt.snapshot()["seals"] == view.snapshot()["seals"]
+        assert rebuilt.digest() == view.digest()
+
+    def test_the_first_seal_of_a_number_stands_and_active_turns_are_not_sealed(self, view: TraceView) -> None:
+        events = signed(Turns.turn(2))
+        batch(view, events[:-1])  # not finished yet
+        sealer, _ = sealer_of(view)
+        assert asyncio.run(sealer.seal("int_2")) is None
+        batch(view, events[-1:])
+        sealed = asyncio.run(sealer.seal("int_2"))
+        assert sealed is not None
+        rival = sealed.model_copy(update={"head": "sha256:" + "0" * 64})
+        batch(view, [rival])
+        assert view.seals_of("int_2")[0].head == sealed.head
+        assert [i for i, _ in view.finished_since(at(0).isoformat(), 10)] == ["int_2"]
+        assert view.finished_since(at(3).isoformat(), 10) == []

@@ -16,6 +16,8 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
+from bkn_common.provenance.keys import load_keyring
+from bkn_common.provenance.receipts import receipt_problem, receipt_record
 from tests.contracts import RealTime, scratch_redis
 from tests.contracts.receipt_journal import ReceiptJournalContract
 from tests.integration.capabilities.helpers import (
@@ -88,6 +90,9 @@ def test_an_executor_killed_mid_call_loses_no_receipt_and_sends_nothing_twice(
     assert recovered.outcome_known is False
     assert (recovered.outcome, recovered.status_code, recovered.latency_ms) == ("upstream_error", None, 0.0)
     assert recovered.operation_id is not None and recovered.caller == "dev"
+    # signed like any other receipt (with the run folder's receipt key)
+    keys = load_keyring(mesh.layout.run_dir / "provenance_keys.json").public
+    assert recovered.signature and receipt_problem(receipt_record(recovered), keys) is None
     wait_until(lambda: open_entries(mesh) == 0 or None, timeout=10)
     time.sleep(1)
     assert finance_stats(mesh)["slow_op"] == before + 1  # recovery publishes, it never re-sends

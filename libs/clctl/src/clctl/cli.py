@@ -32,13 +32,35 @@ from clctl.kb import (
     load_folder,
     report_lines,
 )
+from clctl.provenance import keys_app, mesh, trace_app
 from clctl.replay import StartAt, dump, rebuild
 from clctl.replay_view import replay_columns, summary_table
+from clctl.run_folder import RunFolder, chosen, service_base_url
 from clctl.settings import ClctlSettings
 
 app = typer.Typer(help="Operate the Context Loader mesh.", no_args_is_help=True)
 kb_app = typer.Typer(help="Knowledge bases over Markdown files.", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
+app.add_typer(trace_app, name="trace")
+app.add_typer(keys_app, name="keys")
+
+
+@app.callback()
+def _options(
+    run_dir: Annotated[Path | None, typer.Option(
+        "--run-dir", help="The dev mesh's run folder (default: CLCTL_RUN_DIR, else the first "
+                          ".run/ with endpoints.json here or above).")] = None,
+) -> None:
+    chosen[0] = run_dir
+
+
+def _mesh() -> tuple[ClctlSettings, RunFolder | None]:
+    """The settings, completed from the dev mesh's run folder where the environment is silent."""
+    return mesh()
+
+
+def _settings() -> ClctlSettings:
+    return _mesh()[0]
 
 
 @app.command()
@@ -58,7 +80,7 @@ def apply(
     if dry_run:
         typer.echo(f"bundle valid: {len(events)} events (dry run, nothing published)")
         return
-    settings = ClctlSettings()
+    settings = _settings()
     asyncio.run(_publish(settings, events))
     typer.echo(f"applied {file}: {len(events)} events published")
 
@@ -86,7 +108,7 @@ def kb_apply(
                                                 "resolve from the base root.")] = "",
 ) -> None:
     """Publish a knowledge base folder: warnings for single files and links, then its events."""
-    settings = ClctlSettings()
+    settings = _settings()
     readers = list(reader or [])
     try:
         check_identity(kb, readers)
@@ -131,7 +153,7 @@ def topics(
     create: Annotated[bool, typer.Option(help="Create the topics that do not exist.")] = False,
 ) -> None:
     """Print the topic catalogue (and optionally create the topics)."""
-    settings = ClctlSettings()
+    settings = _settings()
     typer.echo(f"{'topic':34} {'parts':>5}  {'cleanup':8} key / events")
     for spec in ALL_TOPICS:
         name = spec.full_name(settings.topic_prefix)
@@ -164,7 +186,7 @@ def replay(
         target = rebuildable.load(service)
     except LookupError as exc:
         raise typer.BadParameter(str(exc)) from exc
-    settings = ClctlSettings()
+    settings, folder = _mesh()
     console = Console()
     with target.open_store() as store:
         with Progress(*replay_columns(), console=console, transient=False) as bar:
@@ -181,7 +203,7 @@ def replay(
     rebuilt = state_digest(snapshot)
     typer.echo(f"rebuilt {service}: {report.applied} events applied, {report.poison} poison skipped")
     live: dict[str, Any] | None = None
-    base = (live_url or target.default_url).rstrip("/")
+    base = service_base_url(service, live_url, folder, target.default_url)
     if verify:
         with _live_client(settings, base) as client:
             live = client.get("/internal/v1/state/digest").raise_for_status().json()
@@ -205,7 +227,8 @@ def replay(
 
 
 def _live_client(settings: ClctlSettings, base: str) -> httpx.Client:
-    """A client of the live service's /internal/ API, signed with MESH_INTERNAL_SECRET."""
+    """A client of the live service's /internal/ API, signed with MESH_INTERNAL_SECRET (from
+    the environment, else the dev mesh's run folder)."""
     try:
         auth = MeshAuth(signer_from(settings))
     except MeshSecretMissing as exc:
@@ -244,7 +267,7 @@ def dump_topic(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="File (default stdout).")] = None,
 ) -> None:
     """Export a topic range as JSON lines (key, headers, offsets, decoded value)."""
-    settings = ClctlSettings()
+    settings = _settings()
     out = output.open("w", encoding="utf-8") if output else sys.stdout
     try:
         count = asyncio.run(dump(

@@ -31,6 +31,7 @@ _KEYS: dict[type[ev.Event], Callable[[Any], str]] = {
     ev.ActionExecutionUpdated: lambda e: e.execution_id,
     ev.InteractionStarted: lambda e: e.conversation_id,
     ev.InteractionFinished: lambda e: e.conversation_id,
+    ev.InteractionSealed: lambda e: e.conversation_id,
     ev.OperationRecorded: lambda e: e.conversation_id,
     ev.EvidenceRecorded: lambda e: e.interaction_id,
     ev.SpanExported: lambda e: e.trace_id,

@@ -103,6 +103,9 @@ class ServiceSettings(BaseSettings):
         30, gt=0, validation_alias=_env("MESH_INTERNAL_MAX_SKEW_SECONDS")
     )
     """How far a signed internal call's timestamp may differ from this clock."""
+    provenance_keys_file: str = Field("", validation_alias=_env("PROVENANCE_KEYS_FILE"))
+    """The deployment's Ed25519 keyring (a JWKS, ``bkn_common.provenance.keys``): tool-executor
+    signs receipts and trace-recorder seals interactions with it. Empty: nothing is signed."""
 
     @model_validator(mode="after")
     def _connections_consistent(self) -> Self:

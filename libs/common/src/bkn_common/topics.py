@@ -23,6 +23,7 @@ from bkn_common.events import (
     EvidenceRecorded,
     ExecutionReceiptRecorded,
     InteractionFinished,
+    InteractionSealed,
     InteractionStarted,
     KnowledgeBaseApplied,
     KnowledgeFileRemoved,
@@ -135,8 +136,9 @@ TRACE = TopicSpec(
     partitions=3,
     cleanup_policy="delete",
     key="conversation_id",
-    description="Provenance records: interactions, operations, evidence (trace-recorder).",
-    events=(InteractionStarted, InteractionFinished, OperationRecorded, EvidenceRecorded),
+    description="Provenance records: interactions, operations, evidence, seals (trace-recorder).",
+    events=(InteractionStarted, InteractionFinished, OperationRecorded, EvidenceRecorded,
+            InteractionSealed),
 )
 SPANS = TopicSpec(
     name="bkn.spans.v1",

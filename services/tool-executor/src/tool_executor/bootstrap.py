@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.metrics import ServiceMetrics
+from bkn_common.provenance.keys import configured_keyring
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import (
     broker_ready,
@@ -38,6 +39,7 @@ from tool_executor.service_layer.actions import ActionRunner
 from tool_executor.service_layer.execution import ToolExecutor
 from tool_executor.service_layer.projection import FactoryState
 from tool_executor.service_layer.receipt_recovery import ReceiptRecovery
+from tool_executor.service_layer.receipt_signing import SigningReceiptSink
 from tool_executor.service_layer.sandbox import Sandbox
 from tool_executor.service_layer.skills import SkillService
 from tool_executor.settings import ToolExecutorSettings
@@ -85,9 +87,10 @@ def build_app(settings: ToolExecutorSettings) -> FastAPI:
     redis = make_redis(settings)
     redis_prefix = f"bkn:{settings.topic_prefix}tool-executor:"
     journal = RedisReceiptJournal(redis, redis_prefix)
-    executor = ToolExecutor(state, publisher, journal, http, McpClient(), sandbox, function_limits,
+    receipts = SigningReceiptSink(publisher, configured_keyring(settings.provenance_keys_file))
+    executor = ToolExecutor(state, receipts, journal, http, McpClient(), sandbox, function_limits,
                             settings.receipt_recovery_grace_seconds)
-    recovery = ReceiptRecovery(journal, publisher)
+    recovery = ReceiptRecovery(journal, receipts)
     runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), state)
     ledger = RedisActionLedger(redis, redis_prefix)
     actions = ActionConsumer(settings, ActionRunner(executor, publisher, ledger), runner.caught_up)

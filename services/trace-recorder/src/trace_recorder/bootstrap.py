@@ -14,6 +14,7 @@ from aiokafka import TopicPartition
 from fastapi import FastAPI
 
 from bkn_common.kafka import EventPublisher, make_broker
+from bkn_common.provenance.keys import KeySet, configured_keyring
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import (
     broker_ready,
@@ -29,6 +30,7 @@ from bkn_common.topics import projection_topics
 from trace_recorder.adapters.redis_coordination import RedisCoordination
 from trace_recorder.entrypoints import observability
 from trace_recorder.entrypoints.http import install_trace_errors, router
+from trace_recorder.entrypoints.provenance_http import provenance_router
 from trace_recorder.service_layer.deferred import PendingRecords
 from trace_recorder.service_layer.health import Health
 from trace_recorder.service_layer.interactions import Lifecycle
@@ -36,6 +38,7 @@ from trace_recorder.service_layer.operations import Operations
 from trace_recorder.service_layer.ports import StoreUnavailable, TraceView
 from trace_recorder.service_layer.recording import Core
 from trace_recorder.service_layer.retention import prune_forever
+from trace_recorder.service_layer.sealing import NotingProjection, Sealer
 from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.settings import TraceRecorderSettings
 
@@ -52,7 +55,9 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
     core = Core(store, EventPublisher(broker, settings.topic_prefix), coordination,
                 settings.policy())
     pending = PendingRecords(core)
-    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), store,
+    keyring = configured_keyring(settings.provenance_keys_file)
+    sealer = Sealer(core, keyring, window_seconds=settings.seal_window_seconds)
+    runner = projection_runner(settings, CONSUMER, projection_topics(CONSUMER), NotingProjection(store, sealer),
                                owns=partial(_owned, settings.replica_index, settings.replica_count),
                                transient=(StoreUnavailable,),
                                fetch_max_wait_ms=settings.fetch_max_wait_ms or settings.kafka_fetch_max_wait_ms,
@@ -71,7 +76,8 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
         settings=settings,
         resources=[*telemetry, partial(_closing, store), partial(aclosing, redis),
                    partial(running_projection, settings, runner), partial(_pruning, settings, store),
-                   partial(connected_broker, broker), partial(_deferring, pending, runner.caught_up)],
+                   partial(connected_broker, broker), partial(_deferring, pending, runner.caught_up),
+                   partial(_sealing, sealer, settings.seal_sweep_seconds, runner.caught_up)],
         readiness={"kafka_projection": projection_ready(runner), "kafka_producer": broker_ready(broker),
                    "redis": coordination_ready, "pending_records": _flag(pending.recovered)},
         runners={"kafka_projection": runner},
@@ -84,7 +90,9 @@ def build_app(settings: TraceRecorderSettings) -> FastAPI:
         replay_wait_seconds=settings.replay_wait_seconds,
     ))
     app.include_router(observability.router(store))
+    app.include_router(provenance_router(store, keyring.public if keyring else KeySet(()), core.clock))
     app.state.store = store
+    app.state.sealer = sealer
     app.state.runner = runner
     return app
 
@@ -142,6 +150,18 @@ async def _deferring(pending: PendingRecords, replayed: asyncio.Event) -> AsyncI
         with contextlib.suppress(asyncio.CancelledError):
             await task
         await pending.drain()
+
+
+@asynccontextmanager
+async def _sealing(sealer: Sealer, every_seconds: float, replayed: asyncio.Event) -> AsyncIterator[None]:
+    """Finished interactions sealed (service_layer/sealing.py) once the view is replayed."""
+    task = asyncio.create_task(sealer.run(every_seconds, replayed), name="sealing")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 def _flag(event: asyncio.Event) -> Callable[[], Awaitable[bool]]:

@@ -56,5 +56,12 @@ class TraceRecorderSettings(ServiceSettings, PolicyFields):
     """``TRACE_RECORDER_FETCH_MIN_BYTES``: the broker answers the projection's fetch once this
     much is there or the wait is over."""
 
+    seal_sweep_seconds: float = Field(2.0, gt=0)
+    """``TRACE_RECORDER_SEAL_SWEEP_SECONDS``: how often finished interactions are sealed (their
+    records hash-chained, the head signed with the seal key of ``PROVENANCE_KEYS_FILE``)."""
+    seal_window_seconds: float = Field(900.0, gt=0)
+    """``TRACE_RECORDER_SEAL_WINDOW_SECONDS``: at start, interactions finished this recently are
+    looked at for records not sealed yet (while running, every record folded is noted)."""
+
     def policy(self) -> Policy:
         return Policy.of(self)

@@ -66,9 +66,11 @@ from bkn_common.events.network import (
 from bkn_common.events.trace import (
     EvidenceRecorded,
     InteractionFinished,
+    InteractionSealed,
     InteractionStarted,
     OperationEvidence,
     OperationRecorded,
+    SealedEntry,
     SpanExported,
     SpansExported,
 )
@@ -97,6 +99,7 @@ __all__ = [
     "ExecutionReceiptRecorded",
     "FunctionCode",
     "InteractionFinished",
+    "InteractionSealed",
     "InteractionStarted",
     "KnowledgeBaseApplied",
     "KnowledgeFileRemoved",
@@ -118,6 +121,7 @@ __all__ = [
     "RelationInstanceUpserted",
     "RelationTypeUpserted",
     "ResourceGrant",
+    "SealedEntry",
     "SkillUpserted",
     "SpanExported",
     "SpansExported",

@@ -40,6 +40,13 @@ class ExecutionReceiptRecorded(Event):
     # (outcome "upstream_error", no status, latency 0). A receipt with a known outcome for
     # the same receipt_id supersedes it.
     outcome_known: bool = True
+    # Provenance (bkn_common.provenance.receipts; all optional: receipts of before are
+    # "unsigned", never valid). response_hash: sha256 of the exact bytes the tool answered
+    # (an OpenAPI tool's HTTP body; the canonical JSON of an MCP or function tool's result);
+    # signature: Ed25519 by key_id over the canonical JSON of every other field.
+    response_hash: str | None = None
+    key_id: str | None = None
+    signature: str | None = None
 
 
 class ActionTarget(Frozen):

@@ -127,3 +127,34 @@ class SpansExported(Event):
 
     type = "trace.spans.exported"
     spans: tuple[SpanExported, ...]
+
+
+class SealedEntry(BaseModel):
+    """One link of an interaction's hash chain (bkn_common.provenance.chain): which record,
+    the hash of each of its fields, and the record's hash over them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    ref: str
+    fields: dict[str, str]
+    record_hash: str
+
+
+@register_event
+class InteractionSealed(Event):
+    """trace-recorder sealed a finished interaction: ``entries`` extend its hash chain (from
+    ``length - len(entries)`` to ``length``), ``head`` is the chain's hash after them, signed
+    with trace-recorder's seal key. ``seq`` counts the seals of the interaction (1: at its
+    finish; each later one covers records that arrived after the one before)."""
+
+    type = "trace.interaction.sealed"
+    conversation_id: str
+    interaction_id: str
+    seq: int
+    length: int
+    entries: tuple[SealedEntry, ...]
+    head: str
+    sealed_at: datetime
+    key_id: str
+    signature: str

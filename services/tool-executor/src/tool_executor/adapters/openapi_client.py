@@ -95,7 +95,7 @@ class OpenApiClient:
                 body = raw[: self._max].decode(errors="replace")
         else:
             body = raw[: self._max].decode(errors="replace")
-        return UpstreamResponse(status, body, content_type)
+        return UpstreamResponse(status, body, content_type, raw)
 
     async def aclose(self) -> None:
         await self._pool.close()

@@ -36,6 +36,7 @@ from tool_executor.service_layer.ports import (
 )
 from tool_executor.service_layer.projection import FactoryState
 from tool_executor.service_layer.receipt_publication import ReceiptPublication
+from tool_executor.service_layer.receipt_signing import response_hash
 from tool_executor.service_layer.sandbox import Sandbox, function_outcome
 
 log = logging.getLogger(__name__)
@@ -131,7 +132,7 @@ class ToolExecutor:
                               started=started, span=span)
             await self._open_journal(receipt("upstream_error", None, outcome_known=False), ref)
             try:
-                status, body, outcome = await self._dispatch(
+                status, body, outcome, answered = await self._dispatch(
                     ref, arguments, proxy_id, cmd.language, execution_headers(receipt_id, cmd.invocation_id)
                 )
             except ApiError as exc:
@@ -146,7 +147,7 @@ class ToolExecutor:
             result = ExecutionOutcome(
                 receipt_id, outcome, status, body, (time.perf_counter() - started) * 1000, ignored
             )
-            await self._record(receipt(outcome, status))
+            await self._record(receipt(outcome, status, answered=answered))
         return result
 
     async def _open_journal(self, provisional: ev.ExecutionReceiptRecorded, ref: ev.CapabilityRef) -> None:
@@ -180,21 +181,22 @@ class ToolExecutor:
     async def _dispatch(
         self, ref: ev.CapabilityRef, arguments: dict[str, Any], proxy_id: str, language: Language,
         headers: dict[str, str],
-    ) -> tuple[int | None, Any, ev.execution.Outcome]:
+    ) -> tuple[int | None, Any, ev.execution.Outcome, str]:
+        """(status, body, outcome, the answer's response_hash)."""
         if ref.capability_type == "mcp_tool":
-            return await self._call_mcp(ref, arguments)
+            return _hashed(await self._call_mcp(ref, arguments))
         box = self.state.catalog.toolboxes[ref.owner_id or ""]
         tool = next(t for t in box.tools if t.id == ref.capability_id)
         if box.kind == "openapi" and tool.openapi is not None:
             return await self._call_openapi(box, tool.openapi, arguments, proxy_id, headers)
         if tool.function is not None:
-            return await self._call_function(tool.function, arguments, language)
+            return _hashed(await self._call_function(tool.function, arguments, language))
         raise ApiError(ExecCode.TOOL_NOT_FOUND, 404, params={"capability": ref.key})
 
     async def _call_openapi(
         self, box: ev.ToolboxUpserted, op: ev.OpenApiOperation, arguments: dict[str, Any], proxy_id: str,
         headers: dict[str, str],
-    ) -> tuple[int | None, Any, ev.execution.Outcome]:
+    ) -> tuple[int | None, Any, ev.execution.Outcome, str]:
         try:
             plan = plan_request(box.server_url or "", op, arguments)
         except MissingParameters as exc:
@@ -210,7 +212,7 @@ class ToolExecutor:
         except UpstreamUnreachable as exc:
             raise _upstream_unreachable(box.id, exc.error) from exc
         outcome: ev.execution.Outcome = "succeeded" if response.status_code < 400 else "tool_error"
-        return response.status_code, response.body, outcome
+        return response.status_code, response.body, outcome, response_hash(response.body, response.raw)
 
     async def _call_mcp(
         self, ref: ev.CapabilityRef, arguments: dict[str, Any]
@@ -257,6 +259,7 @@ class ToolExecutor:
         started: float,
         span: trace.Span,
         outcome_known: bool = True,
+        answered: str | None = None,
     ) -> ev.ExecutionReceiptRecorded:
         if outcome_known:
             span.set_attribute("bkn.outcome", outcome)
@@ -280,6 +283,7 @@ class ToolExecutor:
             executed_at=datetime.now(UTC),
             trace_id=format(context.trace_id, "032x") if context.is_valid else None,
             outcome_known=outcome_known,
+            response_hash=answered,
         )
 
 
@@ -289,6 +293,12 @@ def _upstream_unreachable(owner_id: str, exc: BaseException) -> ApiError:
         params={"reason": f"{owner_id}: {type(exc).__name__}"},
         details={"owner_id": owner_id, "error": str(exc)[:300]},
     )
+
+
+def _hashed(answer: tuple[int | None, Any, ev.execution.Outcome]) -> tuple[int | None, Any, ev.execution.Outcome, str]:
+    """An MCP or function tool's answer with its response_hash (of the result's canonical JSON)."""
+    status, body, outcome = answer
+    return status, body, outcome, response_hash(body, None)
 
 
 def _failure_outcome(exc: ApiError) -> ev.execution.Outcome:

@@ -90,6 +90,7 @@ class UpstreamResponse:
     status_code: int
     body: Any
     content_type: str
+    raw: bytes | None = None  # the exact bytes of the answer (its response_hash is over them)
 
 
 class UpstreamTimeout(Exception):

@@ -82,6 +82,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         "CREATE INDEX spans_operation ON spans (operation_id)",
         "CREATE INDEX spans_end_time ON spans (end_time_unix_nano)",
     )),
+    Migration(3, "provenance: each receipt as published, the interactions' signed chain heads", (
+        "ALTER TABLE receipts ADD COLUMN record TEXT",
+        """CREATE TABLE interaction_seals (
+            interaction_id TEXT NOT NULL, seq {bigint} NOT NULL, conversation_id TEXT NOT NULL,
+            length {bigint} NOT NULL, entries TEXT NOT NULL, head TEXT NOT NULL,
+            sealed_at TEXT NOT NULL, key_id TEXT NOT NULL, signature TEXT NOT NULL,
+            PRIMARY KEY (interaction_id, seq))""",
+        "CREATE INDEX interactions_finished ON interactions (finished_at)",
+    )),
 )
 LATEST = MIGRATIONS[-1].version
 

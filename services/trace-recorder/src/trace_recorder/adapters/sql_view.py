@@ -30,14 +30,14 @@ from bkn_common.events import EventRecord
 from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.adapters import sql_search
 from trace_recorder.adapters.sql_schema import Ddl, migrate
-from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Span
+from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Seal, Span
 from trace_recorder.service_layer.ports import InteractionRecords, Position, StoreUnavailable
 from trace_recorder.service_layer.search import TraceQuery
 from trace_recorder.service_layer.store import TraceStore
 
 log = logging.getLogger(__name__)
 
-_JSON = {"result", "attributes", "source_refs"}
+_JSON = {"result", "attributes", "source_refs", "record", "entries"}
 _BOOL = {"capture_enabled", "new_conversation", "result_omitted", "outcome_known"}
 
 
@@ -51,6 +51,7 @@ OPERATION = _columns(Operation)
 EVIDENCE = _columns(Evidence)
 RECEIPT = _columns(Receipt)
 SPAN = _columns(Span)
+SEAL = _columns(Seal)
 
 _FINISH = ("status", "outcome", "answer", "reason", "execution_status", "evidence_status",
            "unrecorded_calls", "operations_at_finish", "finished_at")
@@ -99,6 +100,7 @@ UPSERTS = {u.table: u for u in (
         f"(receipt_id) DO UPDATE SET {_set(RECEIPT[1:])} "
         "WHERE NOT receipts.outcome_known AND excluded.outcome_known")),
     _upsert("spans", (*SPAN, "operation_id", "interaction_id"), "DO NOTHING"),
+    _upsert("interaction_seals", SEAL, "DO NOTHING"),
     _upsert("consumer_positions", ("topic", "partition_id", "next_offset"),
             "(topic, partition_id) DO UPDATE SET next_offset = excluded.next_offset"),
 )}
@@ -353,6 +355,7 @@ class SqlTraceView:
                          for e in scratch.evidence.values()],
             "receipts": [_params(r, RECEIPT) for r in scratch.receipts.values()],
             "spans": [(*_params(s, SPAN), *_span_links(s)) for s in spans],
+            "interaction_seals": [_params(s, SEAL) for s in scratch.seals.values()],
         }
 
     def positions(self) -> dict[Position, int]:
@@ -444,6 +447,15 @@ class SqlTraceView:
         found = self._many(Receipt, RECEIPT, "receipts", "operation_id = ?", (operation_id,))
         return sorted(found, key=_receipt_order)
 
+    def seals_of(self, interaction_id: str) -> list[Seal]:
+        found: list[Seal] = self._many(Seal, SEAL, "interaction_seals", "interaction_id = ?", (interaction_id,))
+        return sorted(found, key=lambda s: s.seq)
+
+    def finished_since(self, since: str, limit: int) -> list[tuple[str, str]]:
+        rows = self._rows("SELECT interaction_id, finished_at FROM interactions WHERE status <> 'active' "
+                          "AND finished_at >= ? ORDER BY finished_at, interaction_id LIMIT ?", (since, limit))
+        return [(str(r[0]), str(r[1])) for r in rows]
+
     def spans_of_interaction(self, interaction_id: str) -> list[Span]:
         statement = self._records_sql[-1]
         rows = self._rows(statement, (interaction_id,) * statement.count("?"))
@@ -509,6 +521,8 @@ class SqlTraceView:
             "evidence": {e.evidence_id: asdict(e) for e in self._many(Evidence, EVIDENCE, "evidence", "1 = 1")},
             "receipts": {r.receipt_id: asdict(r) for r in self._many(Receipt, RECEIPT, "receipts", "1 = 1")},
             "spans": {f"{s.trace_id}/{s.span_id}": asdict(s) for s in spans},
+            "seals": {f"{s.interaction_id}/{s.seq}": asdict(s)
+                      for s in self._many(Seal, SEAL, "interaction_seals", "1 = 1")},
         }
 
     def digest(self) -> str:

@@ -106,6 +106,9 @@ class Receipt:
     executed_at: str
     trace_id: str | None
     outcome_known: bool = True  # False: recovered from tool-executor's journal (see the event)
+    # the receipt as tool-executor published it, every field and its signature (None: folded
+    # before trace-recorder kept it); what an export bundle carries and a verifier checks
+    record: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -120,3 +123,18 @@ class Span:
     end_time_unix_nano: int
     status: str
     attributes: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Seal:
+    """One signed head of an interaction's hash chain (event ``trace.interaction.sealed``)."""
+
+    interaction_id: str
+    seq: int
+    conversation_id: str
+    length: int
+    entries: list[dict[str, Any]]  # what this seal appended: kind, ref, fields, record_hash
+    head: str
+    sealed_at: str
+    key_id: str
+    signature: str

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from bkn_common.events import Event, EventRecord
-from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Span
+from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Seal, Span
 from trace_recorder.service_layer.search import TraceQuery
 
 
@@ -237,6 +237,15 @@ class TraceView(Protocol):
         ...
 
     def search_conversations(self, query: TraceQuery) -> list[Conversation]: ...
+
+    def seals_of(self, interaction_id: str) -> list[Seal]:
+        """The interaction's signed chain heads, by number."""
+        ...
+
+    def finished_since(self, since: str, limit: int) -> list[tuple[str, str]]:
+        """Up to ``limit`` interactions no longer active whose ``finished_at`` (ISO) is
+        ``since`` or later, as (id, finished_at), oldest first."""
+        ...
 
     def prune_spans(self, ended_before_unix_nano: int, batch_size: int) -> int:
         """Delete at most ``batch_size`` spans that ended before the cut; return how many."""

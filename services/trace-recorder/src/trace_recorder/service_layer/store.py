@@ -28,6 +28,7 @@ from trace_recorder.domain.model import (
     Interaction,
     Operation,
     Receipt,
+    Seal,
     Span,
 )
 from trace_recorder.domain.rules import evidence_id
@@ -51,6 +52,7 @@ class TraceStore:
         self.evidence: dict[str, Evidence] = {}
         self.receipts: dict[str, Receipt] = {}
         self.spans: dict[str, dict[str, Span]] = {}
+        self.seals: dict[tuple[str, int], Seal] = {}
         # indexes, derived from the maps above (not part of the digest)
         self._ops_by_interaction: dict[str, set[str]] = defaultdict(set)
         self._op_by_key: dict[str, str] = {}
@@ -96,6 +98,8 @@ class TraceStore:
                     self._span(span)
             case ev.SpanExported():
                 self._span(event)
+            case ev.InteractionSealed():
+                self._sealed(event)
 
     def _started(self, e: ev.InteractionStarted) -> None:
         conversation = self.conversations.get(e.conversation_id)
@@ -187,7 +191,7 @@ class TraceStore:
             kn_id=e.kn_id, tool_id=e.tool_id, owner_id=e.owner_id,
             capability_type=e.capability_type, outcome=e.outcome, status_code=e.status_code,
             latency_ms=e.latency_ms, executed_at=_ts(e.executed_at), trace_id=e.trace_id,
-            outcome_known=e.outcome_known,
+            outcome_known=e.outcome_known, record=e.model_dump(mode="json", exclude_none=True),
         )
         if e.operation_id is None:
             return
@@ -206,6 +210,16 @@ class TraceStore:
             recorded_at=_ts(e.executed_at), origin="receipt",
         )
         self._evidence_by_op[e.operation_id].add(eid)
+
+    def _sealed(self, e: ev.InteractionSealed) -> None:
+        key = (e.interaction_id, e.seq)
+        if key in self.seals:
+            return  # the first seal of a number stands (two replicas may seal at once)
+        self.seals[key] = Seal(
+            interaction_id=e.interaction_id, seq=e.seq, conversation_id=e.conversation_id,
+            length=e.length, entries=[item.model_dump(mode="json") for item in e.entries],
+            head=e.head, sealed_at=_ts(e.sealed_at), key_id=e.key_id, signature=e.signature,
+        )
 
     def _span(self, e: ev.SpanExported) -> None:
         trace = self.spans.setdefault(e.trace_id, {})
@@ -257,6 +271,14 @@ class TraceStore:
             evidence={o.operation_id: self.evidence_of(o.operation_id) for o in operations},
             spans=self.spans_of_interaction(interaction_id),
         )
+
+    def seals_of(self, interaction_id: str) -> list[Seal]:
+        return sorted((s for (i, _), s in self.seals.items() if i == interaction_id), key=lambda s: s.seq)
+
+    def finished_since(self, since: str, limit: int) -> list[tuple[str, str]]:
+        found = sorted((i.finished_at or "", i.interaction_id) for i in self.interactions.values()
+                       if not i.active and (i.finished_at or "") >= since)
+        return [(interaction_id, finished) for finished, interaction_id in found[:limit]]
 
     def conversation_by_host_key(self, account: str, host_key: str) -> str | None:
         return self._by_host_key.get((account, host_key))
@@ -357,6 +379,7 @@ class TraceStore:
             "spans": {
                 f"{t}/{s}": asdict(v) for t, spans in self.spans.items() for s, v in spans.items()
             },
+            "seals": {f"{i}/{n}": asdict(v) for (i, n), v in self.seals.items()},
         }
 
     def digest(self) -> str:

@@ -45,8 +45,19 @@ def operation_view(op: Operation, receipts: list[Receipt], evidence: list[Eviden
     data = _record(op)
     data.pop("result")
     data["result_stored"] = op.final and not op.result_omitted
-    data["execution_receipts"] = [_record(r) for r in receipts]
+    data["execution_receipts"] = [receipt_view(r) for r in receipts]
     data["evidence"] = [_record(e) for e in evidence]
+    return data
+
+
+def receipt_view(receipt: Receipt) -> dict[str, Any]:
+    """The receipt's fields, and from the receipt as published its hashes and who signed it
+    (``signed``: it carries a signature; whether it holds is for ``clctl trace verify``)."""
+    data = _record(receipt)
+    published = data.pop("record") or {}
+    data["signed"] = bool(published.get("signature"))
+    for name in ("key_id", "arguments_hash", "response_hash"):
+        data[name] = published.get(name)
     return data
 
 
