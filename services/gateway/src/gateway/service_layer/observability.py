@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import Language
@@ -16,6 +17,11 @@ from gateway.domain.observability import (
     span_tree,
 )
 from gateway.service_layer.ports import InternalService
+
+
+def _segment(value: str) -> str:
+    """An id as one path segment of an internal URL (any character, percent-encoded)."""
+    return quote(value, safe="")
 
 FILTERS = ("account", "agent", "kn_id", "tool", "outcome", "evidence_status", "since", "until",
            "cursor", "limit")
@@ -63,13 +69,13 @@ class Observability:
         return await self._listing(caller, "conversations", filters)
 
     async def conversation(self, caller: Caller, conversation_id: str) -> dict[str, Any]:
-        found: dict[str, Any] = await self._get(caller, f"/internal/v1/conversations/{conversation_id}")
+        found: dict[str, Any] = await self._get(caller, f"/internal/v1/conversations/{_segment(conversation_id)}")
         require_read(caller.principal, found.get("account"), f"conversation {conversation_id}")
         return found
 
     async def interaction(self, caller: Caller, interaction_id: str) -> dict[str, Any]:
         """The interaction whole: operations in begin order, receipts, evidence, the span tree."""
-        found: dict[str, Any] = await self._get(caller, f"/internal/v1/interactions/{interaction_id}")
+        found: dict[str, Any] = await self._get(caller, f"/internal/v1/interactions/{_segment(interaction_id)}")
         require_read(caller.principal, found.get("account"), f"interaction {interaction_id}")
         return {**found, "span_tree": span_tree(found.get("spans", []))}
 
@@ -81,12 +87,13 @@ class Observability:
         return evidence_chain(await self.interaction(caller, interaction_id))
 
     async def operation(self, caller: Caller, operation_id: str) -> dict[str, Any]:
-        found: dict[str, Any] = await self._get(caller, f"/internal/v1/observability/operations/{operation_id}")
+        path = f"/internal/v1/observability/operations/{_segment(operation_id)}"
+        found: dict[str, Any] = await self._get(caller, path)
         require_read(caller.principal, found.get("account"), f"operation {operation_id}")
         return found
 
     async def receipt(self, caller: Caller, receipt_id: str) -> dict[str, Any]:
-        found: dict[str, Any] = await self._get(caller, f"/internal/v1/observability/receipts/{receipt_id}")
+        found: dict[str, Any] = await self._get(caller, f"/internal/v1/observability/receipts/{_segment(receipt_id)}")
         require_read(caller.principal, found.get("account"), f"receipt {receipt_id}")
         return found
 
@@ -94,7 +101,7 @@ class Observability:
         """trace-recorder's export bundle of the interaction, as it answers it."""
         await self.interaction(caller, interaction_id)  # exists, and the caller may read it
         try:
-            return await self._get(caller, f"/internal/v1/interactions/{interaction_id}/bundle")
+            return await self._get(caller, f"/internal/v1/interactions/{_segment(interaction_id)}/bundle")
         except ApiError as exc:
             details = exc.details if isinstance(exc.details, dict) else {}
             if exc.code == ErrorCode.DEPENDENCY_UNAVAILABLE and details.get("status") == 404:
