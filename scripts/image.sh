@@ -19,7 +19,8 @@
 # Environment (all optional):
 #   IMAGE (context-loader-mesh:dev)  IMAGE_ARCHIVE (dist/context-loader-mesh.oci.tar)
 #   IMAGE_BASE (auto | debian | official)   PYTHON_IMAGE (python:3.11-slim)
-#   DEBIAN_SUITE (bookworm)  DEBIAN_MIRROR (<a Debian mirror URL>)
+#   DEBIAN_SUITE (bookworm)  DEBIAN_MIRROR (a Debian mirror URL; default: this machine's own apt
+#   sources, else mmdebstrap's default mirror)
 #   IMAGE_BUILD_VOLUMES  extra `podman build -v` mounts, space separated; by default the host's
 #                        CA bundle is mounted read-only when it exists (a TLS-intercepting proxy
 #                        on some build machines: kept out of the Dockerfile)
@@ -36,17 +37,17 @@ IMAGE_ARCHIVE="${IMAGE_ARCHIVE:-$REPO_ROOT/dist/context-loader-mesh.oci.tar}"
 IMAGE_BASE="${IMAGE_BASE:-auto}"
 PYTHON_IMAGE="${PYTHON_IMAGE:-python:3.11-slim}"
 DEBIAN_SUITE="${DEBIAN_SUITE:-bookworm}"
-DEBIAN_MIRROR="${DEBIAN_MIRROR:-<a Debian mirror URL>}"
+DEBIAN_MIRROR="${DEBIAN_MIRROR:-}"
 CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
 IMAGE_CACHE="$REPO_ROOT/.cache/image"
 
 BUILD_PACKAGES=(python3 python3-venv python-is-python3 ca-certificates binutils)
 RUNTIME_PACKAGES=(python3 python-is-python3 ca-certificates bubblewrap)
 # Removed from both bases: documentation (the licences stay), man pages, translations, old logs,
-# glibc's iconv modules but the Unicode ones (Python brings its own codecs; 9 MB).
+# glibc's iconv modules but the Unicode ones (Python brings its own codecs; 9 MB), pydoc's topics.
 # (dpkg's path-exclude fails here on packages whose man pages are nested.)
 # (mmdebstrap itself empties apt's lists and caches at the end.)
-TRIM_HOOK='cd "$1" && find usr/share/doc -type f ! -name copyright -delete && rm -rf usr/share/man/* usr/share/info/* usr/share/locale/* usr/share/lintian/* var/cache/debconf/*-old var/log/*.log && find usr/lib/*/gconv -name "*.so" ! -name "UTF-*" ! -name "UNICODE.so" -delete'
+TRIM_HOOK='cd "$1" && rm -rf usr/lib/python3*/pydoc_data && find usr/share/doc -type f ! -name copyright -delete && rm -rf usr/share/man/* usr/share/info/* usr/share/locale/* usr/share/lintian/* var/cache/debconf/*-old var/log/*.log && find usr/lib/*/gconv -name "*.so" ! -name "UTF-*" ! -name "UNICODE.so" -delete'
 
 # --- the base images -------------------------------------------------------------------------
 
@@ -54,12 +55,30 @@ registry_answers() {
   timeout 20 skopeo inspect --retry-times 0 "docker://$PYTHON_IMAGE" >/dev/null 2>&1
 }
 
+# debian_sources: what mmdebstrap installs from, one argument a line: DEBIAN_MIRROR's suites
+# when it is set, else this machine's own apt sources file (how apt reaches Debian here), else
+# nothing (mmdebstrap's default mirror).
+debian_sources() {
+  if [[ -n "$DEBIAN_MIRROR" ]]; then
+    printf '%s\n' "deb $DEBIAN_MIRROR $DEBIAN_SUITE main" "deb $DEBIAN_MIRROR $DEBIAN_SUITE-updates main" \
+      "deb ${DEBIAN_MIRROR%/debian}/debian-security $DEBIAN_SUITE-security main"
+    return
+  fi
+  local file
+  for file in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
+    if [[ -s "$file" ]]; then
+      printf '%s\n' "$file"
+      return
+    fi
+  done
+}
+
 # debian_recipe NAME PACKAGES...: everything that decides the content of a base (its cache key).
 debian_recipe() {
   local name="$1"
   shift
-  printf 'name=%s suite=%s mirror=%s\npackages=%s\ntrim=%s\nmmdebstrap=%s\n' "$name" \
-    "$DEBIAN_SUITE" "$DEBIAN_MIRROR" "$*" "merged-usr $TRIM_HOOK" "$(mmdebstrap --version 2>/dev/null)"
+  printf 'name=%s suite=%s sources=%s\npackages=%s\ntrim=%s\nmmdebstrap=%s\n' "$name" \
+    "$DEBIAN_SUITE" "$(debian_sources)" "$*" "merged-usr $TRIM_HOOK" "$(mmdebstrap --version 2>/dev/null)"
 }
 
 # debian_base NAME PACKAGES...: prints the local image name of a base made from PACKAGES,
@@ -79,10 +98,9 @@ debian_base() {
       --aptopt='Dir::Cache::pkgcache ""' --aptopt='Dir::Cache::srcpkgcache ""'
       --aptopt='APT::Install-Recommends "false"'
       --customize-hook="$TRIM_HOOK")
-    if ! mmdebstrap "${opts[@]}" "$DEBIAN_SUITE" "$tarball.tmp" \
-      "deb $DEBIAN_MIRROR $DEBIAN_SUITE main" \
-      "deb $DEBIAN_MIRROR $DEBIAN_SUITE-updates main" \
-      "deb ${DEBIAN_MIRROR%/debian}/debian-security $DEBIAN_SUITE-security main" \
+    local sources=()
+    mapfile -t sources < <(debian_sources)
+    if ! mmdebstrap "${opts[@]}" "$DEBIAN_SUITE" "$tarball.tmp" "${sources[@]}" \
       >"$IMAGE_CACHE/$name.log" 2>&1; then
       rm -f "$tarball.tmp"
       log_tail "$IMAGE_CACHE/$name.log" 20
