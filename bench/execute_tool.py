@@ -25,6 +25,9 @@ Last, receipt visibility (issue 16 §4: fetch settings must keep it at p95 ≤ 1
 of ``VISIBILITY_CALLS`` managed calls, how long until trace-recorder's interaction view holds
 the call's execution receipt.
 
+``BENCH_UNSIGNED=1`` runs the mesh without a receipt signing key (receipts unsigned), to set
+the cost of signing against the default.
+
 Measurements only, nothing asserted. Results: bench/results/execute_tool.json.
 """
 
@@ -294,7 +297,9 @@ def _broker() -> AbstractContextManager[Broker]:
 def main() -> dict[str, Any]:
     with _broker() as broker:
         alone = _broker_alone_ms_per_s(broker)
-        with bench_mesh("execute", kafka=broker.bootstrap) as (layout, _key, keys):
+        # BENCH_UNSIGNED=1: no receipt signing key, so the added cost of signing shows side by side
+        unsigned = {"PROVENANCE_KEYS_FILE": ""} if os.environ.get("BENCH_UNSIGNED") == "1" else {}
+        with bench_mesh("execute", extra_env=unsigned, kafka=broker.bootstrap) as (layout, _key, keys):
             result = _measure(layout, keys["dev"], broker)
     result["idle_cpu_ms_per_s"]["kafka without the mesh"] = alone
     rounds = result["rounds"]
