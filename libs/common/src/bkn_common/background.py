@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import contextlib
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 
@@ -23,3 +24,16 @@ class BackgroundTasks:
         """Wait up to ``timeout`` seconds for what is still running."""
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=timeout)
+
+
+@contextlib.asynccontextmanager
+async def running(work: Coroutine[Any, Any, None], name: str) -> AsyncIterator[asyncio.Task[None]]:
+    """A lifespan resource: ``work`` runs as a task while the service runs and is cancelled
+    (and awaited) when it stops."""
+    task = asyncio.get_running_loop().create_task(work, name=name)
+    try:
+        yield task
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

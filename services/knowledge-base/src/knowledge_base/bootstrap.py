@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,6 +13,7 @@ from fastapi import APIRouter, FastAPI
 
 from bkn_common import events as ev
 from bkn_common import heap
+from bkn_common.background import running
 from bkn_common.redis import make_redis, redis_ready
 from bkn_common.service import (
     make_service_app,
@@ -102,13 +102,10 @@ def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
             loaded, bases = await asyncio.to_thread(checkpoint.load)
             vectors.load(loaded)
             indexes.carry(bases)
-        task = asyncio.create_task(indexes.run(runner.caught_up), name="knowledge-base-indexer")
         try:
-            yield
+            async with running(indexes.run(runner.caught_up), "knowledge-base-indexer"):
+                yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
             await asyncio.to_thread(indexes.save)
             await redis.aclose()
 

@@ -5,14 +5,14 @@ internal HTTP API."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import aclosing, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
 from functools import partial
 
 from aiokafka import TopicPartition
 from fastapi import FastAPI
 
+from bkn_common.background import running
 from bkn_common.kafka import EventPublisher, make_broker
 from bkn_common.provenance.keys import KeySet, configured_keyring
 from bkn_common.redis import make_redis, redis_ready
@@ -125,43 +125,25 @@ async def _closing(store: TraceView) -> AsyncIterator[None]:
         store.close()
 
 
-@asynccontextmanager
-async def _pruning(settings: TraceRecorderSettings, store: TraceView) -> AsyncIterator[None]:
-    task = asyncio.create_task(prune_forever(
-        store, settings.span_retention_seconds, settings.prune_batch_size,
-        settings.prune_interval_seconds), name="span-retention")
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+def _pruning(settings: TraceRecorderSettings, store: TraceView) -> AbstractAsyncContextManager[asyncio.Task[None]]:
+    return running(prune_forever(store, settings.span_retention_seconds, settings.prune_batch_size,
+                                 settings.prune_interval_seconds), "span-retention")
 
 
 @asynccontextmanager
 async def _deferring(pending: PendingRecords, replayed: asyncio.Event) -> AsyncIterator[None]:
     """Deferred pending records: recovered once the view is replayed, swept while running,
     this replica's own published at a clean stop."""
-    task = asyncio.create_task(pending.run(replayed), name="pending-records")
-    try:
+    async with running(pending.run(replayed), "pending-records"):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        await pending.drain()
+    await pending.drain()
 
 
-@asynccontextmanager
-async def _sealing(sealer: Sealer, every_seconds: float, replayed: asyncio.Event) -> AsyncIterator[None]:
+def _sealing(
+    sealer: Sealer, every_seconds: float, replayed: asyncio.Event
+) -> AbstractAsyncContextManager[asyncio.Task[None]]:
     """Finished interactions sealed (service_layer/sealing.py) once the view is replayed."""
-    task = asyncio.create_task(sealer.run(every_seconds, replayed), name="sealing")
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+    return running(sealer.run(every_seconds, replayed), "sealing")
 
 
 def _flag(event: asyncio.Event) -> Callable[[], Awaitable[bool]]:
