@@ -249,3 +249,16 @@ def bench_mesh(name: str, extra_env: dict[str, str] | None = None,
         yield layout, key, keys
     finally:
         devmesh.down(layout, with_infra=False)
+
+
+def service_rss_mb(layout: Any, name: str) -> float | None:
+    """Resident memory (MiB) of one service of a mesh started by :func:`bench_mesh` (None when
+    it is not running)."""
+    try:
+        pid = int((layout.run_dir / "pids" / f"{name}.pid").read_text())
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError):
+        return None
+    return None

@@ -31,7 +31,7 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import ROOT, bench_mesh, latency_summary, print_table, write_result
+from bench.harness import ROOT, bench_mesh, latency_summary, print_table, service_rss_mb, write_result
 from bench.knowledge_base_search import WORDS, ZH
 
 KB = "bench-folder"
@@ -71,14 +71,6 @@ def generate(root: Path, files: int) -> Path:
     return root
 
 
-def _rss_mb(layout: Any, name: str) -> float | None:
-    try:
-        pid = int((layout.run_dir / "pids" / f"{name}.pid").read_text())
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except (OSError, ValueError):
-        return None
     return None
 
 
@@ -135,7 +127,7 @@ def measure(name: str, folder: Path, queries: list[str]) -> dict[str, Any]:
                 time.sleep(1)
             ready = time.perf_counter() - started
             revision = response.json()["activeContentRevision"]
-            rss = _rss_mb(layout, "knowledge-base")
+            rss = service_rss_mb(layout, "knowledge-base")
         rng = random.Random(3)
         paths = [f"{base}/files/search?query={quote(rng.choice(queries))}" for _ in range(SEARCHES_C1 + SEARCHES_C8)]
         one, one_wall, one_errors = asyncio.run(_searches(layout.gateway_url, key, paths[:SEARCHES_C1], 1))

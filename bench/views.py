@@ -36,11 +36,10 @@ import statistics
 import time
 from collections.abc import Iterator
 from itertools import chain
-from pathlib import Path
 from typing import Any
 
 from bench import views_trace_recorder
-from bench.harness import ROOT, bench_mesh, print_table, write_result
+from bench.harness import ROOT, bench_mesh, print_table, service_rss_mb, write_result
 from bench.ontology_queries import instance_events, publish_bulk, schema_events
 from bkn_common import events as ev
 
@@ -86,14 +85,6 @@ def capability_events(seed: int = 11) -> Iterator[ev.Event]:
                                       enabled=rng.random() < 0.9)
 
 
-def _rss_mb(layout: Any, name: str) -> float | None:
-    try:
-        pid = int((layout.run_dir / "pids" / f"{name}.pid").read_text())
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except (OSError, ValueError):
-        return None
     return None
 
 
@@ -109,14 +100,14 @@ def _restarts(layout: Any, name: str) -> dict[str, Any]:
     devmesh.start_process(layout, process)
     devmesh.wait_healthy(layout, [process], timeout=1800)
     zero_s = time.perf_counter() - began
-    rss_zero = _rss_mb(layout, name)
+    rss_zero = service_rss_mb(layout, name)
     runs = [devmesh.restart_process(layout, name, timeout=1800) for _ in range(CHECKPOINTED_RUNS)]
     ready_s = statistics.median(took.ready_s for took in runs)
     return {
         "restart_checkpoint_s": round(ready_s, 3),
         "restart_checkpoint_runs": [round(took.ready_s, 3) for took in runs],
         "restart_zero_s": round(zero_s, 3),
-        "rss_mb": _rss_mb(layout, name),
+        "rss_mb": service_rss_mb(layout, name),
         "rss_zero_mb": rss_zero,
         "speedup": round(zero_s / ready_s, 1) if ready_s else None,
         "stop_with_checkpoint_s": round(runs[0].stopped_s, 3),
