@@ -60,6 +60,26 @@ async def test_the_sweep_seals_what_the_folded_batches_touched_and_late_records_
     assert await sealer.sweep() == 1 and len(store.seals_of("int_2")) == 1
 
 
+class CountingStore(TraceStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records_loaded: list[str] = []
+
+    def interaction_records(self, interaction_id: str):  # type: ignore[no-untyped-def]
+        self.records_loaded.append(interaction_id)
+        return super().interaction_records(interaction_id)
+
+
+async def test_an_active_interaction_is_looked_at_without_loading_its_records() -> None:
+    store, clock = CountingStore(), Clock()
+    sealer, sink = sealing(store, clock)
+    projection = NotingProjection(store, sealer)
+    await projection.apply_batch(wire(signed(Turns.turn(1))[:-1]), {})  # every record but the finish
+    assert await sealer.sweep() == 0 and store.records_loaded == [] and sink.events == []
+    await projection.apply_batch(wire(signed(Turns.turn(1))[-1:]), {})
+    assert await sealer.sweep() == 1 and store.records_loaded == ["int_1"]
+
+
 async def test_after_a_start_the_interactions_finished_within_the_window_are_looked_at() -> None:
     store, clock = TraceStore(), Clock()
     store.apply_events(wire(signed(Turns.turn(1)) + signed(Turns.turn(700))))  # finished at 1.5 s and 700.5 s

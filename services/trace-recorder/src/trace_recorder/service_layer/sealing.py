@@ -51,6 +51,9 @@ class Sealer:
         if key is None:
             return None
         store = self._core.store
+        interaction = store.interaction(interaction_id)
+        if interaction is None or interaction.active:  # one row, not every record of a long turn
+            return None
         async with self._core.lock("seal", interaction_id):
             records = store.interaction_records(interaction_id)
             if records is None or records.interaction.active:
