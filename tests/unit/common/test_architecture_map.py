@@ -5,6 +5,7 @@ names)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tools.architecture_map import (
@@ -135,3 +136,37 @@ def test_an_event_without_a_row_in_its_service_section_is_reported() -> None:
     )
     consumed = {"capability-index": ["binding.mounted", "binding.unmounted"], "ontology-query": ["binding.unmounted"]}
     assert unmapped_events(rows, consumed) == ["capability-index: binding.unmounted"]
+
+
+# -- links of the map, the decision records and performance.md ----------------------------
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    return {_slug(line.lstrip("#")) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.startswith("#")}
+
+
+def test_links_between_the_architecture_docs_resolve() -> None:
+    docs = DOC.parent
+    pages = [DOC, docs / "performance.md", *sorted((docs / "decisions").glob("*.md"))]
+    assert len(pages) > 10
+    broken = []
+    for page in pages:
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if "://" in target:
+                continue
+            file, _, anchor = target.partition("#")
+            resolved = (page.parent / file).resolve() if file else page
+            if not resolved.exists():
+                broken.append(f"{page.name}: {target} (no such file)")
+            elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
+                broken.append(f"{page.name}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)
