@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
 HEADER = ("behaviour", "module", "function")
 _TICKED = re.compile(r"`([^`]+)`")
+_PIPE = re.compile(r"(?<!\\)\|")
 _SERVICE = re.compile(r"[A-Za-z0-9_-]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
@@ -52,7 +53,8 @@ class Row:
 
 
 def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+    """A table row's cells; an escaped pipe (``\\|``) stays inside its cell."""
+    return [cell.strip().replace("\\|", "|") for cell in _PIPE.split(line.strip().strip("|"))]
 
 
 def where_to_look_rows(text: str) -> list[Row]:

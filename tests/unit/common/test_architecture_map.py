@@ -116,6 +116,11 @@ def test_a_row_without_a_module_path_or_names_is_refused(tmp_path: Path) -> None
     assert "no function or class named" in found[1]
 
 
+def test_an_escaped_pipe_stays_in_its_cell() -> None:
+    (row,) = where_to_look_rows(_table(r"| `json\|toon` output | `pkg/mod.py` | `top` |"))
+    assert (row.behaviour, row.module, row.names) == ("`json|toon` output", "pkg/mod.py", ("top",))
+
+
 def test_other_tables_are_not_where_to_look_tables() -> None:
     text = "## gateway\n\n| endpoint | what |\n|---|---|\n| `POST /x` | `nothing.py` |\n"
     assert where_to_look_rows(text) == []
