@@ -26,3 +26,12 @@ def test_every_variable_has_a_type_a_default_and_a_meaning() -> None:
     for row in rows:
         name, type_, default, meaning = (cell.strip() for cell in row.strip("|").split(" | ", 3))
         assert type_ and default and meaning, f"{name} lacks a meaning: add a docstring under its field"
+
+
+def test_the_charts_values_point_to_the_document() -> None:
+    values = (DOC.parents[1] / "deploy" / "helm" / "context-loader" / "values.yaml").read_text(encoding="utf-8")
+    lines = values.splitlines()
+    pointers = [i for i, line in enumerate(lines) if line.lstrip().startswith("#") and "docs/configuration.md" in line]
+    assert len(pointers) >= 3, "values.yaml's header, infrastructure and components comments name docs/configuration.md"
+    extra_env = next(i for i, line in enumerate(lines) if line.strip().startswith("extraEnv:"))
+    assert any(extra_env - 3 <= i < extra_env for i in pointers), "the comment above defaults.extraEnv names it"
