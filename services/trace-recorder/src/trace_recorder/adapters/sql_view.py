@@ -31,9 +31,9 @@ from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.adapters import sql_search
 from trace_recorder.adapters.sql_schema import Ddl, migrate
 from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Seal, Span
-from trace_recorder.service_layer.ports import InteractionRecords, Position, StoreUnavailable
 from trace_recorder.service_layer.search import TraceQuery
 from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.view_ports import InteractionRecords, Position, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
