@@ -23,7 +23,7 @@ from bkn_common.provenance.keys import Keyring, keyring_from_jwks, new_keyring
 from bkn_common.provenance.receipts import sign_receipt
 from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.adapters.memory_coordination import MemoryCoordination
-from trace_recorder.adapters.memory_sink import MemoryEventSink
+from trace_recorder.adapters.memory_event_sink import MemoryEventSink
 from trace_recorder.domain.rules import evidence_id
 from trace_recorder.service_layer.bundle import interaction_bundle
 from trace_recorder.service_layer.policy import Policy
