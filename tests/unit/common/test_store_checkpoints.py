@@ -177,7 +177,7 @@ def test_equal_postings_are_restored_as_one_shared_value() -> None:
     assert len({id(p) for p in postings}) == len(set(postings)) < len(postings)
 
 
-def test_the_catalogue_restored_finds_every_tool_it_folded() -> None:
+def test_the_catalog_restored_finds_every_tool_it_folded() -> None:
     whole = fold(CapabilityIndex(), HISTORY)
     restored = through_file(whole, "capability-index")
     refs = [ref for kn in whole.catalog.bindings.values() for ref in kn.values()]

@@ -18,7 +18,7 @@ from gateway.adapters.memory_action_submissions import MemoryActionSubmissions
 from gateway.domain.context import CallContext
 from gateway.domain.identity import Principal
 from gateway.service_layer.access import AccessChecker
-from gateway.service_layer.catalogue import build_registry
+from gateway.service_layer.catalog import build_registry
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.ports import FINAL_STATES, Claim, upgraded
 from gateway.settings import GatewaySettings
