@@ -33,7 +33,7 @@ EVENTS = 100_000
 BOOTSTRAP = "127.0.0.1:9092"
 
 
-def catalogue() -> list[Any]:
+def catalog() -> list[Any]:
     from bkn_common import events as ev
 
     return [
@@ -108,7 +108,7 @@ async def _run() -> dict[str, Any]:
     await broker.connect()
     try:
         publisher = EventPublisher(broker, prefix)
-        base = catalogue()
+        base = catalog()
         events = binding_and_lifecycle_events()
         began = time.perf_counter()
         await publisher.publish_many(base)

@@ -108,7 +108,7 @@ def tool_text(i: int) -> tuple[str, str, str]:
     return name, description, use_rule
 
 
-def catalogue_events(
+def catalog_events(
     kn_id: str = KN, boxes: int = BOXES, per_box: int = TOOLS_PER_BOX, account: str = "dev"
 ) -> list[Any]:
     """Toolboxes, lifecycle for every owner and tool, a network with grants and all bindings."""
@@ -276,7 +276,7 @@ async def _run(layout: Any, key: str) -> dict[str, Any]:
     await broker.connect()
     publisher = EventPublisher(broker, layout.topic_prefix)
     try:
-        events = catalogue_events()
+        events = catalog_events()
         started = time.perf_counter()
         await publisher.publish_many(events)
         published_s = time.perf_counter() - started
@@ -364,10 +364,10 @@ def main() -> dict[str, Any]:
         [{"process": name, "cpu_ms": ms} for name, ms in sorted(cpu.items(), key=lambda kv: -kv[1])]
         + [{"process": "all", "cpu_ms": sum(cpu.values())}],
     )
-    catalogue = result["catalogue"]
+    catalog = result["catalogue"]
     print(
-        f"   catalogue: {catalogue['events']} events published in {catalogue['publish_s']:.2f} s, "
-        f"visible through the gateway after {catalogue['visible_through_gateway_s']:.2f} s"
+        f"   catalogue: {catalog['events']} events published in {catalog['publish_s']:.2f} s, "
+        f"visible through the gateway after {catalog['visible_through_gateway_s']:.2f} s"
     )
     payload = {"config": config, **result}
     path = write_result("search_capabilities", payload)

@@ -168,7 +168,7 @@ def unmapped_events(rows: Iterable[Row], consumed: Mapping[str, Iterable[str]]) 
 def gateway_tools() -> list[str]:
     """Every tool the gateway can expose: its registry with every switch on, and /mcp-compact's own."""
     from gateway.entrypoints.mcp_catalog import GATEWAY_TOOLS
-    from gateway.service_layer.catalogue import build_registry
+    from gateway.service_layer.catalog import build_registry
     from gateway.settings import GatewaySettings
 
     registry = build_registry(GatewaySettings(execute_skill_enabled=True))

@@ -31,10 +31,12 @@ REPO = HERE.parents[1]
 DEFAULT_OUT = REPO / "bench" / "results" / "capability_eval.json"
 
 try:
-    from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
+    from capability_index.domain.documents import CapabilityDoc
+    from capability_index.domain.ranking import LexicalIndex
 except ImportError:  # running from a checkout without PYTHONPATH
     sys.path.insert(0, str(REPO / "services" / "capability-index" / "src"))
-    from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
+    from capability_index.domain.documents import CapabilityDoc
+    from capability_index.domain.ranking import LexicalIndex
 from capability_index.adapters.embedders import embedder_from_setting  # noqa: E402
 from capability_index.domain.embeddings import Embedder, EmbeddingsUnavailable  # noqa: E402
 from capability_index.domain.fusion import (  # noqa: E402

@@ -30,10 +30,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 try:
-    from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
+    from capability_index.domain.documents import CapabilityDoc
+    from capability_index.domain.ranking import LexicalIndex
 except ImportError:
     sys.path.insert(0, str(REPO / "services" / "capability-index" / "src"))
-    from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
+    from capability_index.domain.documents import CapabilityDoc
+    from capability_index.domain.ranking import LexicalIndex
 from capability_index.adapters.embedders import embedder_from_setting  # noqa: E402
 from capability_index.domain.fusion import FusionConfig  # noqa: E402
 

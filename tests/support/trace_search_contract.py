@@ -9,7 +9,6 @@ from typing import Any
 
 from bkn_common import events as ev
 from tests.support.trace_view_contract import Turns, at, batch
-from trace_recorder.service_layer.ports import TraceView
 from trace_recorder.service_layer.search import (
     TraceQuery,
     decode_cursor,
@@ -17,6 +16,7 @@ from trace_recorder.service_layer.search import (
     page,
     utc_instant,
 )
+from trace_recorder.service_layer.view_ports import TraceView
 
 
 def _turn(n: int, *, account: str = "alice", agent: str = "agent", tool: str = "lookup",

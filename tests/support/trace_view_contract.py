@@ -23,15 +23,15 @@ from bkn_common.provenance.keys import Keyring, keyring_from_jwks, new_keyring
 from bkn_common.provenance.receipts import sign_receipt
 from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.adapters.memory_coordination import MemoryCoordination
-from trace_recorder.adapters.memory_sink import MemoryEventSink
+from trace_recorder.adapters.memory_event_sink import MemoryEventSink
 from trace_recorder.domain.rules import evidence_id
 from trace_recorder.service_layer.bundle import interaction_bundle
 from trace_recorder.service_layer.policy import Policy
-from trace_recorder.service_layer.ports import StoreUnavailable, TraceView
 from trace_recorder.service_layer.recording import Core
 from trace_recorder.service_layer.retention import prune
 from trace_recorder.service_layer.sealing import Sealer
 from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.view_ports import StoreUnavailable, TraceView
 
 Opener = Callable[[], TraceView]
 T0 = datetime(2026, 3, 1, tzinfo=UTC)

@@ -49,7 +49,7 @@ def _resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
-async def _catalogue(mesh: RunningMesh) -> dict[str, dict[str, Any]]:
+async def _catalog(mesh: RunningMesh) -> dict[str, dict[str, Any]]:
     response = await get_info(mesh.gateway, MCP, mesh.keys["dev"])
     assert response.status_code == 200, response.text
     return {t["name"]: t for t in response.json()["tools"]}
@@ -58,7 +58,7 @@ async def _catalogue(mesh: RunningMesh) -> dict[str, dict[str, Any]]:
 async def test_every_upstream_property_is_accepted_and_nothing_more_is_required(
     mesh: RunningMesh,
 ) -> None:
-    tools = await _catalogue(mesh)
+    tools = await _catalog(mesh)
     additions = FIXTURE["seed_additions"]
     for name, facts in UPSTREAM.items():
         assert name in tools, f"{name} is not on /mcp/info"
@@ -81,7 +81,7 @@ async def test_every_upstream_property_is_accepted_and_nothing_more_is_required(
 
 
 async def test_lifecycle_output_schemas_use_the_upstream_vocabulary(mesh: RunningMesh) -> None:
-    tools = await _catalogue(mesh)
+    tools = await _catalog(mesh)
     started = tools["bkn_start_interaction"]["outputSchema"]["properties"]
     assert started["execution_status"]["enum"] == ["active"]
     finished = tools["bkn_finish_interaction"]["outputSchema"]["properties"]

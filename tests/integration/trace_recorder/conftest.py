@@ -33,8 +33,8 @@ from bkn_common.mesh_client import MeshAuth
 from bkn_common.projection import ProjectionRunner
 from bkn_common.topics import ALL_TOPICS, projection_topics, topic_for_event
 from trace_recorder.bootstrap import CONSUMER, build_app
-from trace_recorder.service_layer.ports import TraceView
 from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.view_ports import TraceView
 from trace_recorder.settings import TraceRecorderSettings
 
 INFRA = TraceRecorderSettings()

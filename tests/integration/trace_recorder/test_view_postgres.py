@@ -12,7 +12,7 @@ from tests.support.trace_search_contract import TraceSearchContract
 from tests.support.trace_view_contract import Opener, TraceViewContract, Turns, batch, reference
 from trace_recorder.adapters.postgres_view import PostgresDialect, postgres_view
 from trace_recorder.adapters.sql_schema import LATEST, migrate
-from trace_recorder.service_layer.ports import SchemaTooNew, TraceView
+from trace_recorder.service_layer.view_ports import SchemaTooNew, TraceView
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from collections.abc import Set as AbstractSet
 import pytest
 
 from capability_index.adapters.embedders import embedder_from_setting
+from capability_index.domain.documents import CapabilityDoc
 from capability_index.domain.embeddings import (
     Embedder,
     EmbeddingsUnavailable,
@@ -28,7 +29,7 @@ from capability_index.domain.fusion import (
     reciprocal_rank_fusion,
     score_fusion,
 )
-from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
+from capability_index.domain.ranking import LexicalIndex
 from tests.unit.capability_index.fakes import CONCEPTS, FakeEmbedder
 
 

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
+from capability_index.domain.documents import CapabilityDoc
 from capability_index.domain.glossary import GLOSSARY, GROUP_KINDS
 from capability_index.domain.query import KIND_WEIGHTS, analyze_query
-from capability_index.domain.ranking import CapabilityDoc, LexicalIndex
+from capability_index.domain.ranking import LexicalIndex
 from capability_index.domain.synonyms import SynonymExpander
 from capability_index.domain.tokenizer import primary_terms, stem, tokenize
 

@@ -13,7 +13,7 @@ from bkn_common.provenance.receipts import sign_receipt
 from clctl.cli import app
 from tests.support.trace_view_contract import Turns, at, batch
 from trace_recorder.adapters.memory_coordination import MemoryCoordination
-from trace_recorder.adapters.memory_sink import MemoryEventSink
+from trace_recorder.adapters.memory_event_sink import MemoryEventSink
 from trace_recorder.service_layer.bundle import interaction_bundle
 from trace_recorder.service_layer.policy import Policy
 from trace_recorder.service_layer.recording import Core

@@ -173,11 +173,11 @@ def test_an_index_table_pointing_past_its_documents_is_refused_and_leaves_the_in
 
 def test_equal_postings_are_restored_as_one_shared_value() -> None:
     restored = through_file(fold(CapabilityIndex(), HISTORY), "capability-index")
-    postings = [p for plist in restored.lexical._postings.values() for p in plist.values()]
+    postings = [p for plist in restored.lexical._store.postings.values() for p in plist.values()]
     assert len({id(p) for p in postings}) == len(set(postings)) < len(postings)
 
 
-def test_the_catalogue_restored_finds_every_tool_it_folded() -> None:
+def test_the_catalog_restored_finds_every_tool_it_folded() -> None:
     whole = fold(CapabilityIndex(), HISTORY)
     restored = through_file(whole, "capability-index")
     refs = [ref for kn in whole.catalog.bindings.values() for ref in kn.values()]

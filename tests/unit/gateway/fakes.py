@@ -14,11 +14,11 @@ from typing import Any
 from bkn_common import events as ev
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import Language
-from gateway.adapters.action_submissions import MemoryActionSubmissions
+from gateway.adapters.memory_action_submissions import MemoryActionSubmissions
 from gateway.domain.context import CallContext
 from gateway.domain.identity import Principal
 from gateway.service_layer.access import AccessChecker
-from gateway.service_layer.catalogue import build_registry
+from gateway.service_layer.catalog import build_registry
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.ports import FINAL_STATES, Claim, upgraded
 from gateway.settings import GatewaySettings

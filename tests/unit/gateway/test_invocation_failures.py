@@ -13,7 +13,7 @@ from redis.backoff import NoBackoff
 from bkn_common.errors import ApiError, ErrorCode
 from gateway.adapters.idempotency import RedisIdempotency
 from gateway.domain.context import CallContext, correlation, validate_invocation_id
-from gateway.service_layer.catalogue import build_registry
+from gateway.service_layer.catalog import build_registry
 from gateway.service_layer.pipeline import _may_have_acted, call_tool
 from gateway.settings import GatewaySettings
 from tests.unit.gateway.fakes import DictIdempotency, FakeServices, OperationLog, context, deps

@@ -12,7 +12,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from gateway.adapters.identity import Authenticator
-from gateway.adapters.sessions import MemorySessionStore
+from gateway.adapters.memory_session_store import MemorySessionStore
 from gateway.domain.identity import hash_app_key, new_app_key
 from gateway.entrypoints.mcp_http import SESSION_HEADER, McpEndpointApp
 from gateway.settings import GatewaySettings

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.adapters.action_submissions import MemoryActionSubmissions
-from gateway.adapters.rate_limit import MemoryRateLimiter
-from gateway.adapters.sessions import MemorySessionStore
+from gateway.adapters.memory_action_submissions import MemoryActionSubmissions
+from gateway.adapters.memory_rate_limiter import MemoryRateLimiter
+from gateway.adapters.memory_session_store import MemorySessionStore
 from tests.contracts import ManualClock, ManualTime, action_submissions, rate_limiter, session_store
 
 

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from gateway.entrypoints.openapi import DOCUMENT_PATH, openapi_document, render, router, snapshot_document
 from gateway.entrypoints.rest import PREFIX
-from gateway.service_layer.catalogue import build_registry
+from gateway.service_layer.catalog import build_registry
 from gateway.settings import GatewaySettings
 from tests.support.refs import assert_refs_resolve
 

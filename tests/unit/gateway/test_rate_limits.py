@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from gateway.adapters.rate_limit import MemoryRateLimiter
+from gateway.adapters.memory_rate_limiter import MemoryRateLimiter
 from gateway.service_layer.rate_limits import Admission, BucketRates, rate_limited
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from knowledge_base.adapters.memory import MemoryCursorStore
+from knowledge_base.adapters.memory_cursor_store import MemoryCursorStore
 from knowledge_base.domain.fusion import fuse
 from knowledge_base.domain.search import SearchIndex
 from knowledge_base.domain.text import tokens

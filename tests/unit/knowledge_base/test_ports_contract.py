@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import pytest
-from knowledge_base.adapters.memory import MemoryCursorStore, MemoryRateLimiter
+from knowledge_base.adapters.memory_cursor_store import MemoryCursorStore
+from knowledge_base.adapters.memory_rate_limiter import MemoryRateLimiter
 from knowledge_base.service_layer.ports import CursorStore
 
 from tests.contracts import ManualClock, ManualTime

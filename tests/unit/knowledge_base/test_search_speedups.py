@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 import pytest
-from knowledge_base.adapters.memory import MemoryCursorStore
+from knowledge_base.adapters.memory_cursor_store import MemoryCursorStore
 from knowledge_base.domain.fusion import fuse, fuse_new
 from knowledge_base.domain.lexical import Bm25Index, _top
 from knowledge_base.domain.search import SearchIndex

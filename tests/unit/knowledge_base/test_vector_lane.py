@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 from knowledge_base.adapters.blas import blas_threads, limit_blas_threads
-from knowledge_base.adapters.memory import MemoryCursorStore
+from knowledge_base.adapters.memory_cursor_store import MemoryCursorStore
 from knowledge_base.domain import search as search_module
 from knowledge_base.domain.search import SearchIndex
 from knowledge_base.service_layer.indexes import Indexes

@@ -14,7 +14,7 @@ from tool_executor.service_layer.actions import ActionRunner
 from tool_executor.service_layer.execution import ExecuteCommand, ExecutionOutcome
 
 
-class AllowingState:
+class AllowingAuthorisation:
     def require_network_permission(self, kn_id: str, caller: str, permission: str) -> None:
         return None
 
@@ -27,7 +27,7 @@ class AllowingState:
 
 @dataclass
 class CountingExecutor:
-    state: AllowingState = field(default_factory=AllowingState)
+    authorisation: AllowingAuthorisation = field(default_factory=AllowingAuthorisation)
     calls: list[dict[str, Any]] = field(default_factory=list)
 
     async def execute(self, cmd: ExecuteCommand) -> ExecutionOutcome:

@@ -7,7 +7,7 @@ import pytest
 
 from tests.contracts import ManualClock, ManualTime
 from tests.contracts.receipt_journal import ReceiptJournalContract
-from tool_executor.adapters.memory_journal import MemoryReceiptJournal
+from tool_executor.adapters.memory_receipt_journal import MemoryReceiptJournal
 from tool_executor.service_layer.ports import ReceiptJournal
 
 

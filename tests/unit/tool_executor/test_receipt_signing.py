@@ -13,7 +13,7 @@ from bkn_common.events import decode_event, encode_event
 from bkn_common.provenance.keys import keyring_from_jwks, new_keyring
 from bkn_common.provenance.receipts import receipt_problem, receipt_record
 from tests.unit.tool_executor.test_receipt_recovery import Published, receipt
-from tool_executor.adapters.memory_journal import MemoryReceiptJournal
+from tool_executor.adapters.memory_receipt_journal import MemoryReceiptJournal
 from tool_executor.service_layer.receipt_recovery import ReceiptRecovery
 from tool_executor.service_layer.receipt_signing import SigningReceiptSink, response_hash
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from trace_recorder.adapters.memory_coordination import MemoryCoordination
-from trace_recorder.adapters.memory_sink import MemoryEventSink
+from trace_recorder.adapters.memory_event_sink import MemoryEventSink
 from trace_recorder.service_layer.interactions import Lifecycle, StartCommand
 from trace_recorder.service_layer.operations import BeginCommand, Operations
 from trace_recorder.service_layer.policy import Policy

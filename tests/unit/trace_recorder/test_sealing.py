@@ -20,7 +20,7 @@ from bkn_common.settings import ServiceSettings
 from tests.support.trace_view_contract import KEYRING, Turns, at, signed, wire
 from tests.unit.trace_recorder.conftest import ManualClock
 from trace_recorder.adapters.memory_coordination import MemoryCoordination
-from trace_recorder.adapters.memory_sink import MemoryEventSink
+from trace_recorder.adapters.memory_event_sink import MemoryEventSink
 from trace_recorder.entrypoints.http import install_trace_errors
 from trace_recorder.entrypoints.provenance_http import provenance_router
 from trace_recorder.service_layer.policy import Policy

@@ -9,9 +9,9 @@ import pytest
 
 from tests.support.trace_search_contract import TraceSearchContract
 from trace_recorder.adapters.sqlite_view import sqlite_view
-from trace_recorder.service_layer.ports import TraceView
 from trace_recorder.service_layer.search import decode_cursor, encode_cursor, utc_instant
 from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.view_ports import TraceView
 
 
 class TestMemorySearch(TraceSearchContract):

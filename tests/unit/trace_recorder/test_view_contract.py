@@ -16,8 +16,8 @@ from tests.support.trace_view_contract import Opener, TraceViewContract, Turns, 
 from trace_recorder.adapters.sql_schema import LATEST, migrate
 from trace_recorder.adapters.sqlite_view import SqliteDialect, sqlite_view
 from trace_recorder.rebuild import fresh_view
-from trace_recorder.service_layer.ports import SchemaTooNew
 from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.view_ports import SchemaTooNew
 from trace_recorder.settings import TraceRecorderSettings
 
 

@@ -2,14 +2,15 @@
 
 A :class:`ProjectionRunner` assigns every partition of its topics, reads from the beginning
 (or from positions a persistent store remembers), applies each record to a
-:class:`Projection` and only then advances the position it keeps with that state, so a
-crash never skips a record and redelivery is harmless (projections are idempotent upserts).
+:class:`~bkn_common.projection_ports.Projection` and only then advances the position it keeps
+with that state, so a crash never skips a record and redelivery is harmless (projections are idempotent upserts).
 A record that can never be applied goes to the consumer's dead-letter topic with the reason,
 and the runner moves on. ``caught_up`` tells readiness probes the initial replay finished.
 
-A :class:`BatchProjection` (a store in a database) gets each fetched batch with the offsets it
-reaches, to write both in one transaction, and tells the runner where to resume at start; a
-failure it reports as transient (``transient``) is retried, never dead-lettered. Batches are
+A :class:`~bkn_common.projection_ports.BatchProjection` (a store in a database) gets each
+fetched batch with the offsets it reaches, to write both in one transaction, and tells the
+runner where to resume at start; a failure it reports as transient (``transient``) is
+retried, never dead-lettered. Batches are
 written one at a time, in order; the runner fetches and decodes the next batch while the
 previous one is being written (the write runs in a worker thread), and moves its positions only
 once a batch is written. ``owns``
@@ -18,7 +19,8 @@ limits the runner to some partitions (replicas splitting the topics between them
 With a :class:`~bkn_common.checkpoint.CheckpointFile` (and a projection that is
 :class:`~bkn_common.checkpoint.Checkpointable`) the runner restores the store from the
 checkpoint at start and resumes at its offsets, rewrites it every interval once caught up and
-at a clean stop; an unusable checkpoint is logged and ignored (replay from offset zero).
+at a clean stop; an unusable checkpoint is logged and ignored (replay from offset zero). How:
+:mod:`bkn_common.projection_checkpoints`.
 """
 
 from __future__ import annotations
@@ -27,52 +29,20 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from datetime import UTC, datetime
-from typing import Any, Protocol, runtime_checkable
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
 from bkn_common import heap
-from bkn_common.checkpoint import (
-    Checkpoint,
-    Checkpointable,
-    CheckpointFile,
-    CheckpointMissing,
-    CheckpointRejected,
-    check_offsets,
-    encode,
-)
+from bkn_common.checkpoint import Checkpoint, CheckpointFile
 from bkn_common.dead_letter import dead_letter
-from bkn_common.events import Event, EventRecord, PoisonMessage, decode_event, decode_payload
+from bkn_common.events import Event, PoisonMessage, decode_event, decode_payload
 from bkn_common.kafka import topic_partitions
 from bkn_common.kafka_connection import KafkaConnection, kafka_connection
+from bkn_common.projection_checkpoints import ProjectionCheckpoints
+from bkn_common.projection_ports import BatchProjection, Projection
 from bkn_common.topics import TopicSpec, dead_letter_topic
 
 log = logging.getLogger(__name__)
-
-
-class Projection(Protocol):
-    """A derived store fed by events."""
-
-    def apply(self, record: EventRecord) -> None:
-        """Apply one event idempotently; raise to reject it (it goes to the dead-letter topic)."""
-
-
-@runtime_checkable
-class BatchProjection(Protocol):
-    """A derived store that keeps the offsets it reflects (see the module docstring)."""
-
-    def apply(self, record: EventRecord) -> None: ...
-
-    async def apply_batch(
-        self, events: Sequence[Event], positions: Mapping[tuple[str, int], int]
-    ) -> None:
-        """Apply ``events`` in order and store ``positions`` (next offset per (topic,
-        partition)) in one transaction."""
-
-    def positions(self) -> dict[tuple[str, int], int]:
-        """Where to resume: the positions of the last batch written per partition."""
-        ...
 
 
 class ProjectionRunner:
@@ -116,13 +86,9 @@ class ProjectionRunner:
         self.dead_lettered = 0
         self.caught_up = asyncio.Event()
         self.last_error: str | None = None
-        self._checkpoints = checkpoints
+        self._checkpoints = ProjectionCheckpoints(consumer_name, checkpoints, projection)
         self._start_positions: dict[TopicPartition, int] = {}
-        self._checkpointed: dict[TopicPartition, int] = {}
-        self._applied_before = 0
         self._started = False
-        self.checkpoint_status: str = "off" if checkpoints is None else "not loaded"
-        self.last_checkpoint_at: str | None = None  # the newest checkpoint, restored or written
 
     async def start(self, positions: dict[TopicPartition, int] | None = None) -> None:
         """Assign all partitions, seek, and start consuming in the background.
@@ -130,10 +96,10 @@ class ProjectionRunner:
         The Kafka clients start together, and a checkpoint (when this start may use one) is
         read and decoded in a worker thread meanwhile, with the collector paused until the
         store is restored: the start waits for the slower of the two, not for both."""
-        reads_checkpoint = (positions is None and self._checkpointable() is not None
+        reads_checkpoint = (positions is None and self._checkpoints.store() is not None
                             and not isinstance(self._projection, BatchProjection))
         pause = heap.Pause() if reads_checkpoint else None
-        reading = asyncio.create_task(asyncio.to_thread(self._read_checkpoint)) if reads_checkpoint else None
+        reading = asyncio.create_task(asyncio.to_thread(self._checkpoints.read)) if reads_checkpoint else None
         try:
             await self._start(positions, reading)
         finally:
@@ -173,7 +139,7 @@ class ProjectionRunner:
         self._catch_up_target = await consumer.end_offsets(partitions)
         if positions is None:
             read = await reading if reading is not None else None
-            positions = self._restore_checkpoint(self._catch_up_target, read)
+            positions = self._checkpoints.restore(self._topics, self._catch_up_target, read)
         for tp in partitions:
             start_at = positions.get(tp)
             if start_at is None:
@@ -183,7 +149,7 @@ class ProjectionRunner:
         for tp in partitions:
             self.positions[tp] = await consumer.position(tp)
         self._start_positions = dict(self.positions)
-        self._checkpointed = dict(self.positions) if self._checkpointed else {}
+        self._checkpoints.written = dict(self.positions) if self._checkpoints.written else {}
         self._started = True
         self._check_caught_up()
         # what is alive now (modules, the app, a restored store) lives as long as the process:
@@ -197,7 +163,8 @@ class ProjectionRunner:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        if self._started and self._checkpoints is not None and self.positions != self._checkpointed:
+        if (self._started and self._checkpoints.file is not None
+                and self.positions != self._checkpoints.written):
             try:
                 await self.write_checkpoint()
             except Exception as exc:  # never block a shutdown on a full disk
@@ -287,7 +254,6 @@ class ProjectionRunner:
         except Exception as exc:  # keep serving; the next interval tries again
             self.last_error = f"checkpoint failed: {exc}"
             log.error("%s: checkpoint failed: %s", self._consumer_name, exc)
-            assert self._checkpoints is not None
             self._checkpoints.postpone()
 
     async def _decode_batch(
@@ -375,77 +341,22 @@ class ProjectionRunner:
                 await asyncio.sleep(1)
 
     # -- checkpoints ----------------------------------------------------------------------
-    def _checkpointable(self) -> Checkpointable | None:
-        projection: Any = self._projection
-        if self._checkpoints is None or not hasattr(projection, "restore_checkpoint"):
-            return None
-        checkpointable: Checkpointable = projection
-        return checkpointable
+    @property
+    def checkpoint_status(self) -> str:
+        return self._checkpoints.status
 
-    def _read_checkpoint(self) -> Checkpoint | Exception:
-        """The checkpoint file decoded (a worker thread's job), or why it cannot be used."""
-        store = self._checkpointable()
-        assert store is not None and self._checkpoints is not None
-        try:
-            return self._checkpoints.read(store.checkpoint_version)
-        except Exception as exc:  # reported by _restore_checkpoint, in the runner's thread
-            return exc
-
-    def _restore_checkpoint(self, ends: dict[TopicPartition, int],
-                            read: Checkpoint | Exception | None) -> dict[TopicPartition, int]:
-        """The checkpoint's offsets after restoring the store from the checkpoint ``read``;
-        {} (offset zero) when there is none to use, with a log line saying why. Called only
-        inside :meth:`start`'s pause of the collector (capability-index's 14 MB body took
-        2.65 s to decode with it running, 0.42 s without), which freezes the restored store
-        once started (ontology-query's full collection once caught up took seconds over it)."""
-        store = self._checkpointable()
-        if store is None or self._checkpoints is None or read is None:
-            return {}
-        try:
-            if isinstance(read, Exception):
-                raise read
-            checkpoint = read
-            check_offsets(checkpoint, self._topics, ends)
-            store.restore_checkpoint(checkpoint.data)
-        except CheckpointRejected as exc:
-            self.checkpoint_status = f"ignored: {exc}"
-            level = logging.INFO if isinstance(exc, CheckpointMissing) else logging.WARNING
-            log.log(level, "%s: checkpoint %s ignored (%s); rebuilding from offset zero",
-                    self._consumer_name, self._checkpoints.path, exc)
-            return {}
-        except Exception as exc:  # a store that cannot take its own data: start from zero
-            self.checkpoint_status = f"ignored: restore failed: {type(exc).__name__}: {exc}"
-            log.error("%s: checkpoint %s could not be restored (%s: %s); rebuilding from offset zero",
-                      self._consumer_name, self._checkpoints.path, type(exc).__name__, exc)
-            return {}
-        self._applied_before = checkpoint.applied
-        self._checkpointed = dict(checkpoint.offsets)
-        self.checkpoint_status = f"loaded (written {checkpoint.written_at})"
-        self.last_checkpoint_at = checkpoint.written_at
-        log.info("%s: restored from checkpoint %s written %s (%d events); resuming at its offsets",
-                 self._consumer_name, self._checkpoints.path, checkpoint.written_at, checkpoint.applied)
-        return checkpoint.offsets
+    @property
+    def last_checkpoint_at(self) -> str | None:
+        """When the newest checkpoint was written (restored or written by this runner)."""
+        return self._checkpoints.last_written_at
 
     def _checkpoint_due(self) -> bool:
-        return (self._checkpoints is not None and self.caught_up.is_set()
-                and self.positions != self._checkpointed and self._checkpoints.due())
+        return self._checkpoints.due(self.positions, self.caught_up.is_set())
 
     async def write_checkpoint(self) -> None:
         """Write the store and the positions it reflects. Nothing is applied meanwhile: the
         runner's loop is the only writer of the store and waits for this."""
-        store = self._checkpointable()
-        if store is None or self._checkpoints is None:
-            return
-        positions = dict(self.positions)
-        raw = await asyncio.to_thread(
-            encode, self._consumer_name, store.checkpoint_version, positions,
-            self._applied_before + self.applied, store.checkpoint_data(),
-        )
-        await asyncio.to_thread(self._checkpoints.write, raw)
-        self._checkpointed = positions
-        self.last_checkpoint_at = datetime.now(UTC).isoformat()
-        log.info("%s: checkpoint written to %s (%d bytes)", self._consumer_name,
-                 self._checkpoints.path, len(raw))
+        await self._checkpoints.write(dict(self.positions), self.applied)
 
     def progress(self) -> dict[str, object]:
         """Offsets folded since start out of those to fold before ``caught_up``."""

@@ -26,7 +26,8 @@ from bkn_common.kafka_connection import KafkaConnection
 from bkn_common.mesh_auth import verifier_from
 from bkn_common.mesh_http import MeshGuard
 from bkn_common.metrics import MetricsMiddleware, ServiceMetrics, metrics_router
-from bkn_common.projection import Projection, ProjectionRunner
+from bkn_common.projection import ProjectionRunner
+from bkn_common.projection_ports import Projection
 from bkn_common.settings import CheckpointSettings, ServiceSettings
 from bkn_common.span_export import exporting_spans, kafka_span_processor
 from bkn_common.telemetry import setup_telemetry

@@ -20,7 +20,7 @@ from bkn_common.service import (
 )
 from bkn_common.topics import projection_topics
 from capability_index.adapters.embedders import embedder_from_setting
-from capability_index.domain.ranking import load_scoring
+from capability_index.domain.bm25f import load_scoring
 from capability_index.domain.tokenizer import warm as warm_tokenizer
 from capability_index.entrypoints.http import router
 from capability_index.service_layer.projection import CapabilityIndex

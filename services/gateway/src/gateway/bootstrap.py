@@ -28,7 +28,7 @@ from gateway.entrypoints import console, mcp_info, observability, openapi, opena
 from gateway.entrypoints.mcp_http import McpEndpointApp, running, session_manager
 from gateway.entrypoints.mcp_server import build_server
 from gateway.service_layer.access import AccessChecker
-from gateway.service_layer.catalogue import build_registry
+from gateway.service_layer.catalog import build_registry
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.observability import Observability
 from gateway.service_layer.rate_limits import BucketRates, RateLimiter

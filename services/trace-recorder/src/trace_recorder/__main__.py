@@ -7,7 +7,7 @@ import sys
 
 from bkn_common.runtime import configure_logging, serve
 from trace_recorder.bootstrap import build_app
-from trace_recorder.service_layer.ports import SchemaTooNew, StoreUnavailable
+from trace_recorder.service_layer.view_ports import SchemaTooNew, StoreUnavailable
 from trace_recorder.settings import TraceRecorderSettings
 
 

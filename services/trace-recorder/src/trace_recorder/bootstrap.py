@@ -35,11 +35,11 @@ from trace_recorder.service_layer.deferred import PendingRecords
 from trace_recorder.service_layer.health import Health
 from trace_recorder.service_layer.interactions import Lifecycle
 from trace_recorder.service_layer.operations import Operations
-from trace_recorder.service_layer.ports import StoreUnavailable, TraceView
 from trace_recorder.service_layer.recording import Core
 from trace_recorder.service_layer.retention import prune_forever
 from trace_recorder.service_layer.sealing import NotingProjection, Sealer
 from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.view_ports import StoreUnavailable, TraceView
 from trace_recorder.settings import TraceRecorderSettings
 
 CONSUMER = "trace-recorder"

@@ -21,8 +21,8 @@ from bkn_common import events as ev
 from bkn_common.events import EventRecord
 from bkn_common.rebuildable import Rebuildable
 from trace_recorder.adapters.sql_schema import LATEST
-from trace_recorder.service_layer.ports import TraceView
 from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.view_ports import ReplayTarget
 from trace_recorder.settings import TraceRecorderSettings
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 class BufferedView:
     """A view fed record by record that writes each fetched batch in one transaction."""
 
-    def __init__(self, view: TraceView) -> None:
+    def __init__(self, view: ReplayTarget) -> None:
         self.view = view
         self._pending: list[ev.Event] = []
 

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from bkn_common import events as ev
 from bkn_common.catalog_state import ToolEntry
-from capability_index.domain.ranking import CapabilityDoc
+
+FIELDS: tuple[str, ...] = ("name", "use_rule", "description", "params")
+"""The fields a document is indexed in, in the order postings number them."""
+
+
+@dataclass(frozen=True)
+class CapabilityDoc:
+    capability_id: str
+    capability_type: str  # "skill" | "function" | "mcp_tool"
+    name: str
+    description: str
+    use_rule: str = ""
+    param_names: tuple[str, ...] = ()
+
+    def field_texts(self) -> tuple[str, str, str, str]:
+        """The text of each of :data:`FIELDS`, in that order."""
+        return (self.name, self.use_rule, self.description, " ".join(self.param_names))
 
 
 def schema_param_names(schema: dict[str, Any] | None) -> list[str]:

@@ -194,3 +194,28 @@ def analyze_query(
         units = _merge_synonyms(units, expander.matches(text), synonym_weight)
     concepts = (Concept(_weighted(u, kind_weights)) for u in units)
     return list(dict.fromkeys(c for c in concepts if c.alternatives))
+
+
+class QueryAnalyser:
+    """:func:`analyze_query` with one configuration, its answers cached (a bounded cache,
+    flushed when full); callers must not mutate the concepts it returns."""
+
+    _CACHE_LIMIT = 4_096  # analysed queries kept
+
+    def __init__(self, *, expander: SynonymExpander | None, synonym_weight: float,
+                 kind_weights: Mapping[str, float]) -> None:
+        self._expander = expander
+        self._synonym_weight = synonym_weight
+        self._kind_weights = dict(kind_weights)
+        self._analysed: dict[str, list[Concept]] = {}
+
+    def __call__(self, query: str) -> list[Concept]:
+        concepts = self._analysed.get(query)
+        if concepts is None:
+            if len(self._analysed) >= self._CACHE_LIMIT:
+                self._analysed.clear()
+            concepts = analyze_query(query, expander=self._expander,
+                                     synonym_weight=self._synonym_weight,
+                                     kind_weights=self._kind_weights)
+            self._analysed[query] = concepts
+        return concepts

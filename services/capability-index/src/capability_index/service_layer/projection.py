@@ -11,9 +11,10 @@ from bkn_common import events as ev
 from bkn_common.capability_view import described
 from bkn_common.catalog_state import CatalogState, capability_refs
 from bkn_common.rebuildable import Rebuildable
+from capability_index.domain.bm25f import Candidates
 from capability_index.domain.documents import skill_document, tool_document
 from capability_index.domain.embeddings import Embedder
-from capability_index.domain.ranking import Candidates, LexicalIndex
+from capability_index.domain.ranking import LexicalIndex
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,6 @@ share the account as a hash tag, so the two buckets of a call sit on one Redis C
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
@@ -41,30 +39,3 @@ class RedisRateLimiter:
         if refusal is None:
             return Admission(True)
         return Admission(False, ("account", "tool")[refusal.bucket], refusal.wait_seconds)
-
-
-class MemoryRateLimiter:
-    """The port in one process (tests, a single replica without Redis)."""
-
-    def __init__(self, account: BucketRates, tool: BucketRates,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._rates = {"account": account, "tool": tool}
-        self._clock = clock
-        self._buckets: dict[tuple[str, ...], tuple[float, float]] = {}
-
-    def _level(self, key: tuple[str, ...], rates: BucketRates, now: float) -> float:
-        tokens, at = self._buckets.get(key, (float(rates.burst), now))
-        return min(float(rates.burst), tokens + max(0.0, now - at) * rates.per_second)
-
-    async def take(self, account: str, tool: str) -> Admission:
-        now = self._clock()
-        keys = {"account": (account,), "tool": (account, tool)}
-        levels = {scope: self._level(keys[scope], self._rates[scope], now) for scope in keys}
-        waits = {scope: (1 - level) / self._rates[scope].per_second
-                 for scope, level in levels.items() if level < 1}
-        if waits:
-            scope = max(waits, key=lambda s: waits[s])
-            return Admission(False, scope, waits[scope])
-        for scope, level in levels.items():
-            self._buckets[keys[scope]] = (level - 1, now)
-        return Admission(True)

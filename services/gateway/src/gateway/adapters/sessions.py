@@ -1,19 +1,18 @@
-"""MCP sessions (the ``SessionStore`` port): in Redis, so any replica serves any request of a
-session, and in memory for tests. A session lives 24 h from its last use."""
+"""MCP sessions (the ``SessionStore`` port) in Redis, so any replica serves any request of a
+session (in memory for tests: :mod:`.memory_session_store`). A session lives 24 h from its
+last use."""
 
 from __future__ import annotations
 
 import json
 import secrets
-import time
-from collections.abc import Callable
 
 from redis.asyncio import Redis
 
 SESSION_TTL_SECONDS = 24 * 3600
 
 
-def _record(account: str, endpoint: str, protocol_version: str | None) -> dict[str, str | None]:
+def session_record(account: str, endpoint: str, protocol_version: str | None) -> dict[str, str | None]:
     return {"account": account, "endpoint": endpoint, "protocol_version": protocol_version}
 
 
@@ -30,7 +29,7 @@ class RedisSessionStore:
 
     async def create(self, account: str, endpoint: str, protocol_version: str | None) -> str:
         session_id = secrets.token_hex(16)
-        record = _record(account, endpoint, protocol_version)
+        record = session_record(account, endpoint, protocol_version)
         await self._redis.set(self._key(session_id), json.dumps(record), ex=self._ttl)
         return session_id
 
@@ -43,30 +42,3 @@ class RedisSessionStore:
 
     async def terminate(self, session_id: str) -> bool:
         return bool(await self._redis.delete(self._key(session_id)))
-
-
-class MemorySessionStore:
-    """One process's sessions (tests): the same expiry on a monotonic clock."""
-
-    def __init__(self, ttl_seconds: float = SESSION_TTL_SECONDS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._ttl = ttl_seconds
-        self._clock = clock
-        self._sessions: dict[str, tuple[dict[str, str | None], float]] = {}
-
-    async def create(self, account: str, endpoint: str, protocol_version: str | None) -> str:
-        session_id = secrets.token_hex(16)
-        self._sessions[session_id] = (_record(account, endpoint, protocol_version), self._clock() + self._ttl)
-        return session_id
-
-    async def valid(self, session_id: str, account: str, endpoint: str) -> bool:
-        entry = self._sessions.get(session_id)
-        if entry is None or entry[1] <= self._clock():
-            self._sessions.pop(session_id, None)
-            return False
-        self._sessions[session_id] = (entry[0], self._clock() + self._ttl)
-        return entry[0]["account"] == account and entry[0]["endpoint"] == endpoint
-
-    async def terminate(self, session_id: str) -> bool:
-        entry = self._sessions.pop(session_id, None)
-        return entry is not None and entry[1] > self._clock()

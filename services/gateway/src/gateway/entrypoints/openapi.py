@@ -27,7 +27,7 @@ from gateway.domain.context import HOST_CONVERSATION_HEADER, INVOCATION_HEADER, 
 from gateway.domain.inputs.base import localized_schema
 from gateway.entrypoints.observability_openapi import TAG, observability_paths
 from gateway.entrypoints.rest import PREFIX
-from gateway.service_layer.catalogue import build_registry
+from gateway.service_layer.catalog import build_registry
 from gateway.service_layer.registry import ToolDefinition, ToolRegistry
 from gateway.settings import GatewaySettings
 

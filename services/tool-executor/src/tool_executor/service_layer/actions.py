@@ -158,11 +158,11 @@ class ActionRunner:
                                        "requested_at": request.requested_at.isoformat()},
                                "request_expired")
         plan = request.parameters["plan"]
-        state = self._executor.state
+        authorisation = self._executor.authorisation
         try:
-            state.require_network_permission(request.kn_id, request.caller, "execute")
-            ref = state.owner_ref(request.kn_id, plan["toolbox_id"], plan["tool_id"])
-            state.check_executable(request.kn_id, ref)
+            authorisation.require_network_permission(request.kn_id, request.caller, "execute")
+            ref = authorisation.owner_ref(request.kn_id, plan["toolbox_id"], plan["tool_id"])
+            authorisation.check_executable(request.kn_id, ref)
         except ApiError as exc:
             return _refused(exc)
         return None

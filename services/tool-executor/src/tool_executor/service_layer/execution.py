@@ -26,6 +26,7 @@ from tool_executor.domain.arguments import arguments_hash, split_transport_field
 from tool_executor.domain.errors import ExecCode
 from tool_executor.domain.openapi import MissingParameters, plan_request
 from tool_executor.domain.sandbox import SandboxLimits
+from tool_executor.service_layer.execution_authorisation import ExecutionAuthorisation
 from tool_executor.service_layer.ports import (
     McpUpstream,
     OpenApiUpstream,
@@ -100,6 +101,7 @@ class ToolExecutor:
         recovery_grace_seconds: float = 30.0,
     ) -> None:
         self.state = state
+        self.authorisation = ExecutionAuthorisation(state)
         self._receipts = receipts
         self._journal = journal
         self._http = http
@@ -110,9 +112,9 @@ class ToolExecutor:
         self._publication = ReceiptPublication(journal, receipts)
 
     async def execute(self, cmd: ExecuteCommand) -> ExecutionOutcome:
-        self.state.require_network_permission(cmd.kn_id, cmd.caller, "execute")
-        ref = self.state.owner_ref(cmd.kn_id, cmd.toolbox_id, cmd.tool_id)
-        proxy_id = self.state.check_executable(cmd.kn_id, ref)
+        self.authorisation.require_network_permission(cmd.kn_id, cmd.caller, "execute")
+        ref = self.authorisation.owner_ref(cmd.kn_id, cmd.toolbox_id, cmd.tool_id)
+        proxy_id = self.authorisation.check_executable(cmd.kn_id, ref)
         arguments, ignored = split_transport_fields(cmd.arguments)
         receipt_id = cmd.receipt_id or "rcpt_" + uuid.uuid4().hex
         started = time.perf_counter()

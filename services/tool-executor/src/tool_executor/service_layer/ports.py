@@ -3,7 +3,7 @@ wired in ``bootstrap.py``; each port with state has one contract suite in ``test
 
 - :class:`ReceiptSink`: Kafka (``bkn_common.kafka.EventPublisher``);
 - :class:`ReceiptJournal`: Redis (``adapters/receipt_journal.py``), memory
-  (``adapters/memory_journal.py``);
+  (``adapters/memory_receipt_journal.py``);
 - :class:`ActionLedger`: Redis (``adapters/action_ledger.py``), memory
   (``adapters/memory_action_ledger.py``);
 - :class:`OpenApiUpstream`: aiohttp (``adapters/openapi_client.py``);

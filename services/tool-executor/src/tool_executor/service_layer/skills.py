@@ -10,6 +10,7 @@ from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.i18n import DEFAULT_LANGUAGE, Language
 from tool_executor.domain.errors import ExecCode
 from tool_executor.domain.sandbox import SandboxLimits, SandboxReason, failure_reason
+from tool_executor.service_layer.execution_authorisation import ExecutionAuthorisation
 from tool_executor.service_layer.projection import FactoryState
 from tool_executor.service_layer.sandbox import Sandbox, sandbox_error
 
@@ -21,11 +22,12 @@ CONTENT_FILES = ("SKILL.md", "README.md", "skill.md", "readme.md")
 class SkillService:
     def __init__(self, state: FactoryState, sandbox: Sandbox, limits: SandboxLimits) -> None:
         self.state = state
+        self._authorisation = ExecutionAuthorisation(state)
         self._sandbox = sandbox
         self._limits = limits  # skills declare no limits of their own (and get no network)
 
     def _mounted_skill(self, kn_id: str, skill_id: str, account: str) -> ev.SkillUpserted:
-        self.state.require_network_permission(kn_id, account, "view_detail")
+        self._authorisation.require_network_permission(kn_id, account, "view_detail")
         ref = ev.CapabilityRef(capability_type="skill", capability_id=skill_id)
         skill = self.state.catalog.skills.get(skill_id)
         if skill is None or not self.state.catalog.is_bound(kn_id, ref):
@@ -33,7 +35,7 @@ class SkillService:
         return skill
 
     def list_skills(self, kn_id: str, account: str) -> dict[str, Any]:
-        self.state.require_network_permission(kn_id, account, "view_detail")
+        self._authorisation.require_network_permission(kn_id, account, "view_detail")
         skills = []
         for ref in self.state.catalog.mounted(kn_id):
             skill = self.state.catalog.skills.get(ref.capability_id)

@@ -20,8 +20,10 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from trace_recorder.adapters.sql_dialect import SqlDialect
+from trace_recorder.adapters.sql_rows import UPSERTS, Upsert
 from trace_recorder.adapters.sql_schema import Ddl
-from trace_recorder.adapters.sql_view import UPSERTS, SqlDialect, SqlTraceView, Upsert
+from trace_recorder.adapters.sql_view import SqlTraceView
 
 _MIGRATION_LOCK = 0x7472616365  # "trace"
 

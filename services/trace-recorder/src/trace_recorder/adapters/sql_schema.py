@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from trace_recorder.service_layer.ports import SchemaTooNew
+from trace_recorder.service_layer.view_ports import SchemaTooNew
 
 log = logging.getLogger(__name__)
 

@@ -8,231 +8,51 @@ an operation turns final once, a known receipt outcome is never replaced by a re
 everything else is created once. The batch and its offsets commit in one transaction.
 
 Rows are read back into the domain dataclasses; lists are sorted in Python with the same keys
-as the in-memory store (no dependence on the database's collation).
+as the in-memory store (no dependence on the database's collation). How records map to rows is
+:mod:`.sql_rows`; what each database supplies is :class:`~.sql_dialect.SqlDialect`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-import operator
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from bkn_common import events as ev
-from bkn_common import json_codec
 from bkn_common.digest import state_digest
 from bkn_common.events import EventRecord
-from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.adapters import sql_search
-from trace_recorder.adapters.sql_schema import Ddl, migrate
+from trace_recorder.adapters.sql_dialect import SqlDialect
+from trace_recorder.adapters.sql_rows import (
+    CONVERSATION,
+    EVIDENCE,
+    INTERACTION,
+    OPERATION,
+    RECEIPT,
+    SEAL,
+    SPAN,
+    UPSERTS,
+    evidence_order,
+    grouped,
+    interaction_statements,
+    load_row,
+    operation_order,
+    receipt_order,
+    row_params,
+    span_links,
+    span_order,
+)
+from trace_recorder.adapters.sql_schema import migrate
 from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Seal, Span
-from trace_recorder.service_layer.ports import InteractionRecords, Position, StoreUnavailable
 from trace_recorder.service_layer.search import TraceQuery
 from trace_recorder.service_layer.store import TraceStore
+from trace_recorder.service_layer.view_ports import InteractionRecords, Position, StoreUnavailable
 
 log = logging.getLogger(__name__)
-
-_JSON = {"result", "attributes", "source_refs", "record", "entries"}
-_BOOL = {"capture_enabled", "new_conversation", "result_omitted", "outcome_known"}
-
-
-def _columns(kind: type[Any], skip: tuple[str, ...] = ()) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(kind) if f.name not in skip)
-
-
-CONVERSATION = _columns(Conversation, ("interaction_ids",))
-INTERACTION = _columns(Interaction)
-OPERATION = _columns(Operation)
-EVIDENCE = _columns(Evidence)
-RECEIPT = _columns(Receipt)
-SPAN = _columns(Span)
-SEAL = _columns(Seal)
-
-_FINISH = ("status", "outcome", "answer", "reason", "execution_status", "evidence_status",
-           "unrecorded_calls", "operations_at_finish", "finished_at")
-_FINAL = ("receipt_status", "evidence_durability", "completed_at", "result", "result_omitted",
-          "execution_receipt_id")
-
-
-def _set(names: Sequence[str]) -> str:
-    return ", ".join(f"{n} = excluded.{n}" for n in names)
-
-
-@dataclass(frozen=True)
-class Upsert:
-    """How one table's rows are written: its columns and what a conflicting row does."""
-
-    table: str
-    names: tuple[str, ...]
-    conflict: str  # what follows ON CONFLICT
-
-    def statement(self, source: str | None = None) -> str:
-        """``INSERT ... VALUES (?, ...)``, or ``INSERT ... SELECT`` from the table ``source``."""
-        columns = ", ".join(self.names)
-        rows = (f"VALUES ({', '.join('?' for _ in self.names)})" if source is None
-                else f"SELECT {columns} FROM {source} ORDER BY stage_order")
-        return f"INSERT INTO {self.table} ({columns}) {rows} ON CONFLICT {self.conflict}"
-
-
-def _upsert(table: str, names: Sequence[str], conflict: str) -> Upsert:
-    return Upsert(table, tuple(names), conflict)
-
-
-UPSERTS = {u.table: u for u in (
-    _upsert("conversations", CONVERSATION, "DO NOTHING"),
-    _upsert("conversation_interactions", ("conversation_id", "interaction_id"), "DO NOTHING"),
-    _upsert("interactions", INTERACTION, (
-        f"(interaction_id) DO UPDATE SET {_set(_FINISH)} "
-        "WHERE interactions.status = 'active' AND excluded.status <> 'active'")),
-    _upsert("operations", OPERATION, (
-        f"(operation_id) DO UPDATE SET {_set(_FINAL)} "
-        "WHERE operations.receipt_status = 'pending' AND excluded.receipt_status <> 'pending'")),
-    _upsert("evidence", (*EVIDENCE, "receipt_known"), (
-        f"(evidence_id) DO UPDATE SET {_set((*EVIDENCE[1:], 'receipt_known'))} "
-        "WHERE evidence.origin = 'receipt' AND excluded.origin = 'receipt' "
-        "AND NOT evidence.receipt_known AND excluded.receipt_known")),
-    _upsert("receipts", RECEIPT, (
-        f"(receipt_id) DO UPDATE SET {_set(RECEIPT[1:])} "
-        "WHERE NOT receipts.outcome_known AND excluded.outcome_known")),
-    _upsert("spans", (*SPAN, "operation_id", "interaction_id"), "DO NOTHING"),
-    _upsert("interaction_seals", SEAL, "DO NOTHING"),
-    _upsert("consumer_positions", ("topic", "partition_id", "next_offset"),
-            "(topic, partition_id) DO UPDATE SET next_offset = excluded.next_offset"),
-)}
-
-
-def _dump(value: Any) -> str | None:
-    return None if value is None else json_codec.dumps(value).decode()
-
-
-@functools.cache
-def _getter(names: tuple[str, ...]) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[int, ...]]:
-    """The columns of a record in one C call (``attrgetter``), and which of them are JSON."""
-    return operator.attrgetter(*names), tuple(i for i, n in enumerate(names) if n in _JSON)
-
-
-def _params(record: Any, names: tuple[str, ...]) -> tuple[Any, ...]:
-    get, json_at = _getter(names)
-    row = get(record)
-    if not json_at:
-        return row
-    values = list(row)
-    for i in json_at:
-        values[i] = _dump(values[i])
-    return tuple(values)
-
-
-def _load(kind: type[Any], names: Sequence[str], row: Sequence[Any]) -> Any:
-    data = {}
-    for name, value in zip(names, row, strict=True):
-        if name in _JSON:
-            value = None if value is None else json_codec.loads(value)
-        elif name in _BOOL:
-            value = bool(value)
-        data[name] = value
-    return kind(**data)
-
-
-def _span_links(span: Span) -> tuple[str | None, str | None]:
-    operation_id = span.attributes.get(OPERATION_ATTRIBUTE)
-    interaction_id = span.attributes.get(INTERACTION_ATTRIBUTE)
-    return (operation_id if isinstance(operation_id, str) else None,
-            interaction_id if isinstance(interaction_id, str) else None)
-
-
-def interaction_statements(member: Callable[[str, str], str]) -> tuple[str, ...]:
-    """An interaction's records by its id alone (each ``?`` is the id): the interaction, its
-    operations, their receipts and evidence, and its spans (tagged with it or one of its
-    operations, or in the trace of one of their receipts). ``member(column, subquery)``: the
-    dialect's "``column`` is one of the subquery's values"."""
-    operations = "SELECT operation_id FROM operations WHERE interaction_id = ?"
-    of_operations = member("operation_id", operations)
-    traces = f"SELECT trace_id FROM receipts WHERE trace_id <> '' AND {of_operations}"
-    return (
-        f"SELECT {', '.join(INTERACTION)} FROM interactions WHERE interaction_id = ?",
-        f"SELECT {', '.join(OPERATION)} FROM operations WHERE interaction_id = ?",
-        f"SELECT {', '.join(RECEIPT)} FROM receipts WHERE {of_operations}",
-        f"SELECT {', '.join(EVIDENCE)} FROM evidence WHERE {of_operations}",
-        " UNION ".join(f"SELECT {', '.join(SPAN)} FROM spans WHERE {where}" for where in (
-            "interaction_id = ?", of_operations, member("trace_id", traces))),
-    )
-
-
-# the in-memory store's orders
-def _operation_order(o: Operation) -> tuple[str, str]:
-    return (o.begun_at, o.operation_id)
-
-
-def _receipt_order(r: Receipt) -> tuple[str, str]:
-    return (r.executed_at, r.receipt_id)
-
-
-def _evidence_order(e: Evidence) -> tuple[str, int, str]:
-    return (e.evidence_type, e.attempt, e.evidence_id)
-
-
-def _span_order(s: Span) -> tuple[int, str]:
-    return (s.start_time_unix_nano, s.span_id)
-
-
-def _grouped(items: list[Any], order: Callable[[Any], Any]) -> dict[str, list[Any]]:
-    """Records by their ``operation_id``, each list sorted by ``order``."""
-    grouped: dict[str, list[Any]] = {}
-    for item in items:
-        grouped.setdefault(item.operation_id or "", []).append(item)
-    for group in grouped.values():
-        group.sort(key=order)
-    return grouped
-
-
-class SqlDialect:
-    """What an adapter supplies: connections, transactions, its DDL and its transient errors."""
-
-    ddl: Ddl
-    insertion_order: str  # the column (or rowid) that orders rows by insertion
-    transient: tuple[type[Exception], ...]
-    placeholder: str = "?"
-
-    def connect(self, role: str) -> Any:
-        """A new DB-API connection in autocommit mode (``role``: "reader" or "writer")."""
-        raise NotImplementedError
-
-    def transaction(self, connection: Any) -> Any:
-        """A context manager: one transaction on ``connection`` (commit, or roll back on error)."""
-        raise NotImplementedError
-
-    def lock_migrations(self, cursor: Any) -> None:
-        """Serialise concurrent migrators inside a transaction (nothing by default)."""
-
-    def sql(self, statement: str) -> str:
-        return statement if self.placeholder == "?" else statement.replace("?", self.placeholder)
-
-    def member(self, column: str, subquery: str) -> str:
-        """SQL for "``column`` is one of the values ``subquery`` selects"."""
-        return f"{column} IN ({subquery})"
-
-    def prepare(self, connection: Any) -> None:
-        """Run once per connection after the migrations (nothing by default)."""
-
-    def upsert(self, cursor: Any, upsert: Upsert, rows: Sequence[tuple[Any, ...]], *, bulk: bool) -> None:
-        """Write ``rows`` inside the open transaction; ``bulk``: a consumer's batch (large)
-        rather than the live path's few rows. By default one statement per row (executemany)."""
-        cursor.executemany(self.sql(upsert.statement()), rows)
-
-    def fetch_together(self, connection: Any, statements: Sequence[tuple[str, tuple[Any, ...]]]) -> list[list[Any]]:
-        """The rows of each of ``statements`` (independent selects) on ``connection``; by
-        default one after the other."""
-        results = []
-        for statement, params in statements:
-            cursor = connection.cursor()
-            cursor.execute(statement, params)
-            results.append(list(cursor.fetchall()))
-        return results
 
 
 class SqlTraceView:
@@ -287,7 +107,7 @@ class SqlTraceView:
     def _many(self, kind: type[Any], names: Sequence[str], table: str, where: str,
               params: Sequence[Any] = ()) -> list[Any]:
         rows = self._rows(f"SELECT {', '.join(names)} FROM {table} WHERE {where}", params)
-        return [_load(kind, names, row) for row in rows]
+        return [load_row(kind, names, row) for row in rows]
 
     def _one(self, kind: type[Any], names: Sequence[str], table: str, where: str,
              params: Sequence[Any]) -> Any:
@@ -334,7 +154,7 @@ class SqlTraceView:
                 f"SELECT {', '.join(INTERACTION)} FROM interactions WHERE interaction_id IN ({marks})"),
                 tuple(chunk))
             for row in cursor.fetchall():
-                interaction: Interaction = _load(Interaction, INTERACTION, row)
+                interaction: Interaction = load_row(Interaction, INTERACTION, row)
                 scratch.interactions[interaction.interaction_id] = interaction
                 loaded[interaction.interaction_id] = replace(interaction)
         scratch.apply_events(events)
@@ -344,18 +164,18 @@ class SqlTraceView:
     def _changes(scratch: TraceStore, loaded: dict[str, Interaction]) -> dict[str, list[tuple[Any, ...]]]:
         spans = [s for trace in scratch.spans.values() for s in trace.values()]
         return {
-            "conversations": [_params(c, CONVERSATION) for c in scratch.conversations.values()],
+            "conversations": [row_params(c, CONVERSATION) for c in scratch.conversations.values()],
             "conversation_interactions": [(c.conversation_id, i) for c in scratch.conversations.values()
                                           for i in sorted(c.interaction_ids)],
-            "interactions": [_params(i, INTERACTION) for k, i in scratch.interactions.items()
+            "interactions": [row_params(i, INTERACTION) for k, i in scratch.interactions.items()
                              if loaded.get(k) != i],
-            "operations": [_params(o, OPERATION) for o in scratch.operations.values()],
-            "evidence": [(*_params(e, EVIDENCE),
+            "operations": [row_params(o, OPERATION) for o in scratch.operations.values()],
+            "evidence": [(*row_params(e, EVIDENCE),
                           bool(e.attributes.get("outcome_known")) if e.origin == "receipt" else None)
                          for e in scratch.evidence.values()],
-            "receipts": [_params(r, RECEIPT) for r in scratch.receipts.values()],
-            "spans": [(*_params(s, SPAN), *_span_links(s)) for s in spans],
-            "interaction_seals": [_params(s, SEAL) for s in scratch.seals.values()],
+            "receipts": [row_params(r, RECEIPT) for r in scratch.receipts.values()],
+            "spans": [(*row_params(s, SPAN), *span_links(s)) for s in spans],
+            "interaction_seals": [row_params(s, SEAL) for s in scratch.seals.values()],
         }
 
     def positions(self) -> dict[Position, int]:
@@ -433,7 +253,7 @@ class SqlTraceView:
     def operations_of(self, interaction_id: str) -> list[Operation]:
         found: list[Operation] = self._many(Operation, OPERATION, "operations", "interaction_id = ?",
                                             (interaction_id,))
-        return sorted(found, key=_operation_order)
+        return sorted(found, key=operation_order)
 
     def operation_count(self, interaction_id: str) -> int:
         rows = self._rows("SELECT count(*) FROM operations WHERE interaction_id = ?", (interaction_id,))
@@ -441,11 +261,11 @@ class SqlTraceView:
 
     def evidence_of(self, operation_id: str) -> list[Evidence]:
         found = self._many(Evidence, EVIDENCE, "evidence", "operation_id = ?", (operation_id,))
-        return sorted(found, key=_evidence_order)
+        return sorted(found, key=evidence_order)
 
     def receipts_of(self, operation_id: str) -> list[Receipt]:
         found = self._many(Receipt, RECEIPT, "receipts", "operation_id = ?", (operation_id,))
-        return sorted(found, key=_receipt_order)
+        return sorted(found, key=receipt_order)
 
     def seals_of(self, interaction_id: str) -> list[Seal]:
         found: list[Seal] = self._many(Seal, SEAL, "interaction_seals", "interaction_id = ?", (interaction_id,))
@@ -459,7 +279,7 @@ class SqlTraceView:
     def spans_of_interaction(self, interaction_id: str) -> list[Span]:
         statement = self._records_sql[-1]
         rows = self._rows(statement, (interaction_id,) * statement.count("?"))
-        return sorted((_load(Span, SPAN, row) for row in rows), key=_span_order)
+        return sorted((load_row(Span, SPAN, row) for row in rows), key=span_order)
 
     def interaction_records(self, interaction_id: str) -> InteractionRecords | None:
         """Five selects that depend on nothing but the interaction id, sent together
@@ -469,12 +289,12 @@ class SqlTraceView:
                                     for statement in self._records_sql])
         if not rows[0]:
             return None
-        interaction: Interaction = _load(Interaction, INTERACTION, rows[0][0])
-        operations = sorted((_load(Operation, OPERATION, row) for row in rows[1]), key=_operation_order)
+        interaction: Interaction = load_row(Interaction, INTERACTION, rows[0][0])
+        operations = sorted((load_row(Operation, OPERATION, row) for row in rows[1]), key=operation_order)
         ids = [o.operation_id for o in operations]
-        receipts = _grouped([_load(Receipt, RECEIPT, row) for row in rows[2]], _receipt_order)
-        evidence = _grouped([_load(Evidence, EVIDENCE, row) for row in rows[3]], _evidence_order)
-        spans = sorted((_load(Span, SPAN, row) for row in rows[4]), key=_span_order)
+        receipts = grouped([load_row(Receipt, RECEIPT, row) for row in rows[2]], receipt_order)
+        evidence = grouped([load_row(Evidence, EVIDENCE, row) for row in rows[3]], evidence_order)
+        spans = sorted((load_row(Span, SPAN, row) for row in rows[4]), key=span_order)
         return InteractionRecords(
             interaction, operations,
             receipts={i: receipts.get(i, []) for i in ids},
@@ -483,11 +303,11 @@ class SqlTraceView:
         )
 
     def search_interactions(self, query: TraceQuery) -> list[Interaction]:
-        return [_load(Interaction, INTERACTION, row)
+        return [load_row(Interaction, INTERACTION, row)
                 for row in sql_search.interactions(self._rows, INTERACTION, query)]
 
     def search_conversations(self, query: TraceQuery) -> list[Conversation]:
-        return [_load(Conversation, CONVERSATION, row)
+        return [load_row(Conversation, CONVERSATION, row)
                 for row in sql_search.conversations(self._rows, CONVERSATION, query)]
 
     def _rows_together(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:

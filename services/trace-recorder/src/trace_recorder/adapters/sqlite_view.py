@@ -13,8 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from trace_recorder.adapters.sql_dialect import SqlDialect
 from trace_recorder.adapters.sql_schema import Ddl
-from trace_recorder.adapters.sql_view import SqlDialect, SqlTraceView
+from trace_recorder.adapters.sql_view import SqlTraceView
 
 
 class SqliteDialect(SqlDialect):

@@ -20,8 +20,9 @@ from trace_recorder.service_layer.operations import (
     EvidenceItem,
     Operations,
 )
-from trace_recorder.service_layer.ports import CoordinationUnavailable, StoreUnavailable, TraceView
+from trace_recorder.service_layer.ports import CoordinationUnavailable
 from trace_recorder.service_layer.recording import unavailable
+from trace_recorder.service_layer.view_ports import StateReads, StoreUnavailable
 from trace_recorder.service_layer.views import conversation_view, interaction_view
 
 Account = Annotated[str, Header(alias="X-BKN-Account", min_length=1)]
@@ -83,7 +84,7 @@ def _owned(account: str | None, owner: str) -> bool:
 def router(
     lifecycle: Lifecycle,
     operations: Operations,
-    store: TraceView,
+    store: StateReads,
     health: Health,
     *,
     capture_enabled: bool,

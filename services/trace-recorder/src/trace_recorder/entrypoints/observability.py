@@ -14,7 +14,6 @@ from starlette.responses import Response
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.http import json_response
 from trace_recorder.domain.errors import TraceCode
-from trace_recorder.service_layer.ports import TraceView
 from trace_recorder.service_layer.search import (
     TraceQuery,
     conversation_position,
@@ -23,6 +22,7 @@ from trace_recorder.service_layer.search import (
     page,
     utc_instant,
 )
+from trace_recorder.service_layer.view_ports import OperatorReads
 from trace_recorder.service_layer.views import interaction_summary, operation_view
 
 OptionalAccount = Annotated[str | None, Header(alias="X-BKN-Account")]
@@ -61,7 +61,7 @@ def listing(
 Listing = Annotated[TraceQuery, Depends(listing)]
 
 
-def router(store: TraceView) -> APIRouter:
+def router(store: OperatorReads) -> APIRouter:
     api = APIRouter(prefix="/internal/v1/observability")
 
     @api.get("/interactions")

@@ -16,12 +16,12 @@ from bkn_common.http import json_response
 from bkn_common.provenance.keys import KeySet
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.service_layer.bundle import interaction_bundle
-from trace_recorder.service_layer.ports import TraceView
+from trace_recorder.service_layer.view_ports import SealReads
 
 OptionalAccount = Annotated[str | None, Header(alias="X-BKN-Account")]
 
 
-def provenance_router(store: TraceView, public_keys: KeySet, clock: Callable[[], datetime]) -> APIRouter:
+def provenance_router(store: SealReads, public_keys: KeySet, clock: Callable[[], datetime]) -> APIRouter:
     api = APIRouter(prefix="/internal/v1")
 
     @api.get("/interactions/{interaction_id}/bundle")

@@ -11,10 +11,10 @@ from typing import Any
 from bkn_common.provenance.bundle import FORMAT
 from bkn_common.provenance.chain import genesis
 from trace_recorder.service_layer.chain_records import chain_records
-from trace_recorder.service_layer.ports import TraceView
+from trace_recorder.service_layer.view_ports import SealReads
 
 
-def interaction_bundle(store: TraceView, interaction_id: str, exported_at: datetime) -> dict[str, Any] | None:
+def interaction_bundle(store: SealReads, interaction_id: str, exported_at: datetime) -> dict[str, Any] | None:
     """The bundle as the view holds it now (None: no such interaction). A sealed record the
     view no longer has is simply absent: the verifier names it missing."""
     records = store.interaction_records(interaction_id)

@@ -10,7 +10,7 @@ from dataclasses import asdict
 from typing import Any
 
 from trace_recorder.domain.model import Interaction, Operation, Receipt
-from trace_recorder.service_layer.ports import InteractionRecords
+from trace_recorder.service_layer.view_ports import InteractionRecords
 
 Record = tuple[str, str, dict[str, Any]]  # kind, ref, data
 

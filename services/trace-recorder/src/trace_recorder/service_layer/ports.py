@@ -1,15 +1,14 @@
-"""Ports of the trace core: where events go, where coordination state lives, and the view."""
+"""Ports of the trace core: where events go and where coordination state lives (the view's
+ports are in :mod:`trace_recorder.service_layer.view_ports`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
-from bkn_common.events import Event, EventRecord
-from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Seal, Span
-from trace_recorder.service_layer.search import TraceQuery
+from bkn_common.events import Event
 
 
 class EventSink(Protocol):
@@ -143,131 +142,3 @@ class Coordination(Protocol):
     async def forget(self, index: str, key: str, member: str) -> None:
         """Drop a deferred record (published, or no longer needed)."""
         ...
-
-
-class StoreUnavailable(Exception):
-    """The trace view's database could not be reached or did not answer (transient)."""
-
-
-class SchemaTooNew(Exception):
-    """The database was migrated by a newer trace-recorder than this one; it is not read."""
-
-
-Position = tuple[str, int]
-"""A consumed partition: (full topic name, partition)."""
-
-
-class TraceView(Protocol):
-    """trace-recorder's view (conversations, interactions, operations, receipts, evidence,
-    spans): one port, adapters in memory (tests), SQLite (embedded default) and PostgreSQL.
-
-    Writes are the idempotent merges of :mod:`trace_recorder.service_layer.store`: the live
-    service applies what it published (``apply_events``, read-your-writes) and the consumer
-    applies each batch of the log together with the offsets it reflects (``apply_batch``, one
-    transaction), so a crash never loses or doubles a record and a restart resumes from
-    :meth:`positions`.
-    Read again after a write to see it (the memory adapter hands out its live records, the SQL
-    ones copies). Failures to reach the database raise :class:`StoreUnavailable`.
-    """
-
-    def apply(self, record: EventRecord) -> None:
-        """Apply one event (a one-event :meth:`apply_events`)."""
-        ...
-
-    def apply_events(self, events: Sequence[Event]) -> None:
-        """Apply events in order, in one transaction, without moving any offset."""
-        ...
-
-    async def apply_batch(self, events: Sequence[Event], positions: Mapping[Position, int]) -> None:
-        """Apply events in order and store ``positions`` (the next offset to read per
-        partition) in the same transaction."""
-        ...
-
-    def positions(self) -> dict[Position, int]:
-        """The offsets stored by the last :meth:`apply_batch` of each partition."""
-        ...
-
-    def conversation(self, conversation_id: str) -> Conversation | None: ...
-
-    def interaction(self, interaction_id: str) -> Interaction | None: ...
-
-    def operation(self, operation_id: str) -> Operation | None: ...
-
-    def operation_by_key(self, key: str) -> Operation | None: ...
-
-    def receipt(self, receipt_id: str) -> Receipt | None: ...
-
-    def conversation_by_host_key(self, account: str, host_key: str) -> str | None: ...
-
-    def interaction_by_invocation(self, account: str, invocation_id: str) -> Interaction | None: ...
-
-    def active_interaction(self, conversation_id: str) -> Interaction | None:
-        """The conversation's newest active interaction (by start time, then id)."""
-        ...
-
-    def interactions_of(self, conversation_id: str) -> list[Interaction]:
-        """The conversation's interactions by start time, then id."""
-        ...
-
-    def operations_of(self, interaction_id: str) -> list[Operation]:
-        """By begin time, then id."""
-        ...
-
-    def operation_count(self, interaction_id: str) -> int: ...
-
-    def evidence_of(self, operation_id: str) -> list[Evidence]:
-        """By type, attempt, id."""
-        ...
-
-    def receipts_of(self, operation_id: str) -> list[Receipt]:
-        """By execution time, then id."""
-        ...
-
-    def spans_of_interaction(self, interaction_id: str) -> list[Span]:
-        """Spans naming the interaction or one of its operations, and every span of a trace
-        one of its receipts names; by start time, then id."""
-        ...
-
-    def interaction_records(self, interaction_id: str) -> InteractionRecords | None:
-        """The interaction with everything its view shows, read together."""
-        ...
-
-    def search_interactions(self, query: TraceQuery) -> list[Interaction]:
-        """The read API's listing (:mod:`trace_recorder.service_layer.search`)."""
-        ...
-
-    def search_conversations(self, query: TraceQuery) -> list[Conversation]: ...
-
-    def seals_of(self, interaction_id: str) -> list[Seal]:
-        """The interaction's signed chain heads, by number."""
-        ...
-
-    def finished_since(self, since: str, limit: int) -> list[tuple[str, str]]:
-        """Up to ``limit`` interactions no longer active whose ``finished_at`` (ISO) is
-        ``since`` or later, as (id, finished_at), oldest first."""
-        ...
-
-    def prune_spans(self, ended_before_unix_nano: int, batch_size: int) -> int:
-        """Delete at most ``batch_size`` spans that ended before the cut; return how many."""
-        ...
-
-    def counts(self) -> dict[str, int]: ...
-
-    def snapshot(self) -> dict[str, Any]:
-        """The whole view as JSON-able sections (what ``clctl replay --verify`` digests)."""
-        ...
-
-    def digest(self) -> str: ...
-
-    def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class InteractionRecords:
-    """An interaction and the records its view shows (see :meth:`TraceView.interaction_records`)."""
-
-    interaction: Interaction
-    operations: list[Operation]
-    receipts: dict[str, list[Receipt]]
-    evidence: dict[str, list[Evidence]]
-    spans: list[Span]

@@ -16,7 +16,8 @@ from bkn_common.events import Event, decode_event, encode_event
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.service_layer.keys import Keys
 from trace_recorder.service_layer.policy import Policy
-from trace_recorder.service_layer.ports import Coordination, EventSink, TraceView
+from trace_recorder.service_layer.ports import Coordination, EventSink
+from trace_recorder.service_layer.view_ports import RecorderStore
 
 
 def unavailable(reason: str) -> ApiError:
@@ -32,7 +33,7 @@ class PublishFailed(Exception):
 class Core:
     """Dependencies of the handlers."""
 
-    store: TraceView
+    store: RecorderStore
     events: EventSink
     coordination: Coordination
     policy: Policy

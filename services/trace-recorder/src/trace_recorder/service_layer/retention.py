@@ -9,13 +9,13 @@ import logging
 import time
 from collections.abc import Callable
 
-from trace_recorder.service_layer.ports import StoreUnavailable, TraceView
+from trace_recorder.service_layer.view_ports import SpanPruning, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 
 async def prune(
-    store: TraceView, retention_seconds: int, batch_size: int,
+    store: SpanPruning, retention_seconds: int, batch_size: int,
     now: Callable[[], float] = time.time,
 ) -> int:
     """Delete every span that ended more than ``retention_seconds`` ago, ``batch_size`` per
@@ -31,7 +31,7 @@ async def prune(
 
 
 async def prune_forever(
-    store: TraceView, retention_seconds: int, batch_size: int, interval_seconds: float
+    store: SpanPruning, retention_seconds: int, batch_size: int, interval_seconds: float
 ) -> None:
     """Prune every ``interval_seconds`` (the first time right away)."""
     while True:

@@ -24,8 +24,8 @@ from bkn_common.events import EventRecord
 from bkn_common.provenance.chain import entry, extend, genesis, seal_payload
 from bkn_common.provenance.keys import Keyring
 from trace_recorder.service_layer.chain_records import chain_records
-from trace_recorder.service_layer.ports import Position, TraceView
 from trace_recorder.service_layer.recording import Core
+from trace_recorder.service_layer.view_ports import LogProjection, Position
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class NotingProjection:
     """The view as the projection runner sees it (``apply``, ``apply_batch``, ``positions``),
     telling the sealer what each folded batch touched once it is stored."""
 
-    def __init__(self, view: TraceView, sealer: Sealer) -> None:
+    def __init__(self, view: LogProjection, sealer: Sealer) -> None:
         self._view = view
         self._sealer = sealer
 

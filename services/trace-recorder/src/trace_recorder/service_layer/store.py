@@ -32,8 +32,8 @@ from trace_recorder.domain.model import (
     Span,
 )
 from trace_recorder.domain.rules import evidence_id
-from trace_recorder.service_layer.ports import InteractionRecords, Position
 from trace_recorder.service_layer.search import TraceQuery, memory_conversations, memory_interactions
+from trace_recorder.service_layer.view_ports import InteractionRecords, Position
 
 
 def _ts(value: datetime) -> str:

@@ -10,7 +10,7 @@ from dataclasses import fields
 from typing import Any
 
 from trace_recorder.domain.model import Evidence, Interaction, Operation, Receipt, Span
-from trace_recorder.service_layer.ports import InteractionRecords, TraceView
+from trace_recorder.service_layer.view_ports import ConversationReads, InteractionRecords
 
 
 @functools.cache
@@ -79,7 +79,7 @@ def interaction_view(records: InteractionRecords) -> dict[str, Any]:
     }
 
 
-def conversation_view(store: TraceView, conversation_id: str) -> dict[str, Any] | None:
+def conversation_view(store: ConversationReads, conversation_id: str) -> dict[str, Any] | None:
     conversation = store.conversation(conversation_id)
     if conversation is None:
         return None
@@ -93,7 +93,7 @@ def conversation_view(store: TraceView, conversation_id: str) -> dict[str, Any] 
     return data
 
 
-def _assembling(store: TraceView, interaction: Interaction) -> list[Operation]:
+def _assembling(store: ConversationReads, interaction: Interaction) -> list[Operation]:
     """The operations a summary needs: only those of a turn finished ``assembling``."""
     if interaction.evidence_status != "assembling":
         return []

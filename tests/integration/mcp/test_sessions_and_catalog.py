@@ -17,7 +17,7 @@ import httpx
 import httpx2
 import pytest
 
-from gateway.service_layer.catalogue import build_registry
+from gateway.service_layer.catalog import build_registry
 from gateway.settings import GatewaySettings
 from tests.integration.mcp.support import (
     COMPACT,
@@ -304,7 +304,7 @@ async def test_invalid_invocation_id_header_is_a_refusal_not_a_protocol_error(
 
 
 @pytest.mark.parametrize("path", [MCP, COMPACT])
-async def test_info_is_the_whole_catalogue_without_a_handshake(
+async def test_info_is_the_whole_catalog_without_a_handshake(
     mesh: RunningMesh, path: str
 ) -> None:
     response = await get_info(mesh.gateway, path, mesh.keys["dev"])
