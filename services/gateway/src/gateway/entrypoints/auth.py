@@ -8,13 +8,13 @@ from starlette.requests import Request
 
 from bkn_common.http import request_id
 from bkn_common.i18n import negotiate_language
-from gateway.adapters.identity import Authenticator
 from gateway.domain.context import (
     HOST_CONVERSATION_HEADER,
     INVOCATION_HEADER,
     CallContext,
     validate_invocation_id,
 )
+from gateway.service_layer.ports import Authenticator
 
 PRINCIPAL_STATE = "principal"  # request.state key of a caller its endpoint authenticated already
 

@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from bkn_common.i18n import negotiate_language
-from gateway.adapters.identity import Authenticator
 from gateway.entrypoints.mcp_catalog import Endpoint, listing
+from gateway.service_layer.ports import Authenticator
 from gateway.service_layer.registry import ToolRegistry
 
 PATHS: dict[Endpoint, str] = {

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
 from bkn_common.http import json_response, request_id, request_language
-from gateway.adapters.identity import Authenticator
 from gateway.service_layer.observability import Caller, Observability
+from gateway.service_layer.ports import Authenticator
 
 PREFIX = "/api/agent-observability/v1"
 Filter = Annotated[str | None, Query(min_length=1, max_length=200)]

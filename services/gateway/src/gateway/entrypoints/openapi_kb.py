@@ -13,11 +13,11 @@ from fastapi.responses import JSONResponse, Response
 from bkn_common.errors import ApiError
 from bkn_common.http import json_response, request_id, request_language
 from bkn_common.openapi_errors import as_openapi_error
-from gateway.adapters.identity import Authenticator
 from gateway.entrypoints.auth import call_context
 from gateway.entrypoints.rest import outcome_headers
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import call_tool
+from gateway.service_layer.ports import Authenticator
 
 PREFIX = "/openapi/v2/knowledge-bases/{kb_id}"
 INTEGERS = ("limit", "depth", "fanout", "graphDepth", "graphFanout")

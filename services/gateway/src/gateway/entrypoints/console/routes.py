@@ -20,13 +20,13 @@ from starlette.responses import RedirectResponse, Response
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.http import json_response, request_id, request_language
 from bkn_common.i18n import Language
-from gateway.adapters.identity import Authenticator
 from gateway.domain.timeline import timeline
 from gateway.entrypoints.console.pages import CSP, HEADERS, Pages
 from gateway.entrypoints.console.texts import translator
 from gateway.entrypoints.observability import PREFIX as API
 from gateway.service_layer.console_sessions import ConsoleSession, ConsoleSessions
 from gateway.service_layer.observability import FILTERS, Caller, Observability
+from gateway.service_layer.ports import Authenticator
 
 ROOT = "/console"
 COOKIE = "bkn_console"
