@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from bkn_common.errors import ApiError
 from bkn_common.http import install_error_handlers
 from gateway.adapters.console_sessions import MemoryConsoleSessions
-from gateway.adapters.identity import BearerAuthenticator
+from gateway.adapters.identity import Authenticator
 from gateway.domain.identity import hash_app_key, new_app_key
 from gateway.entrypoints import console
 from gateway.service_layer.observability import Observability
@@ -83,7 +83,7 @@ def client(tmp_path: Path, keys: dict[str, str]) -> TestClient:
 
     app = FastAPI()
     install_error_handlers(app)
-    auth = BearerAuthenticator(GatewaySettings(identity_file=str(identity)))
+    auth = Authenticator(GatewaySettings(identity_file=str(identity)))
     app.include_router(console.router(Observability(FakeTrace(), FakeStats()), auth,  # type: ignore[arg-type]
                                       MemoryConsoleSessions(), 3600))
     return TestClient(app, base_url="http://testserver", follow_redirects=False)

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bkn_common.errors import ApiError
-from gateway.adapters.identity import BearerAuthenticator
+from gateway.adapters.identity import Authenticator
 from gateway.domain.identity import hash_app_key, new_app_key
 from gateway.settings import GatewaySettings
 
@@ -45,14 +45,14 @@ def test_app_key_is_stored_hashed_and_authenticates(tmp_path: Path) -> None:
     key = new_app_key()
     identity = _identity(tmp_path, key)
     assert key not in identity.read_text()
-    auth = BearerAuthenticator(GatewaySettings(identity_file=str(identity)))
+    auth = Authenticator(GatewaySettings(identity_file=str(identity)))
     principal = auth.authenticate(f"Bearer {key}")
     assert (principal.account, principal.via) == ("alice", "app_key")
 
 
 @pytest.mark.parametrize("header", [None, "", "Bearer", "Basic abc", "Bearer bak_wrong", "bearer  "])
 def test_missing_or_bad_credentials_are_401(tmp_path: Path, header: str | None) -> None:
-    auth = BearerAuthenticator(GatewaySettings(identity_file=str(_identity(tmp_path, new_app_key()))))
+    auth = Authenticator(GatewaySettings(identity_file=str(_identity(tmp_path, new_app_key()))))
     with pytest.raises(ApiError) as refused:
         auth.authenticate(header)
     assert (refused.value.code, refused.value.status) == ("unauthenticated", 401)
@@ -62,7 +62,7 @@ def test_jwt_verified_against_configured_public_key(tmp_path: Path, rsa_key: rsa
     pem = tmp_path / "issuer.pem"
     pem.write_bytes(rsa_key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-    auth = BearerAuthenticator(GatewaySettings(identity_file=str(tmp_path / "none.yaml"),
+    auth = Authenticator(GatewaySettings(identity_file=str(tmp_path / "none.yaml"),
                                          jwt_public_key_file=str(pem), jwt_issuer=ISSUER))
     principal = auth.authenticate(f"Bearer {_token(rsa_key)}")
     assert (principal.account, principal.via) == ("bob", "oauth")
@@ -96,13 +96,13 @@ def jwks_url(rsa_key: rsa.RSAPrivateKey) -> Iterator[str]:
 
 
 def test_jwt_verified_against_jwks(tmp_path: Path, rsa_key: rsa.RSAPrivateKey, jwks_url: str) -> None:
-    auth = BearerAuthenticator(GatewaySettings(identity_file=str(tmp_path / "none.yaml"),
+    auth = Authenticator(GatewaySettings(identity_file=str(tmp_path / "none.yaml"),
                                          jwt_jwks_url=jwks_url, jwt_issuer=ISSUER))
     assert auth.authenticate(f"Bearer {_token(rsa_key)}").account == "bob"
 
 
 def test_jwt_refused_when_no_issuer_key_is_configured(tmp_path: Path, rsa_key: rsa.RSAPrivateKey) -> None:
-    auth = BearerAuthenticator(GatewaySettings(identity_file=str(tmp_path / "none.yaml")))
+    auth = Authenticator(GatewaySettings(identity_file=str(tmp_path / "none.yaml")))
     with pytest.raises(ApiError) as refused:
         auth.authenticate(f"Bearer {_token(rsa_key)}")
     assert refused.value.status == 401

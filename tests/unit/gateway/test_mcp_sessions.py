@@ -11,7 +11,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from gateway.adapters.identity import BearerAuthenticator
+from gateway.adapters.identity import Authenticator
 from gateway.adapters.sessions import MemorySessionStore
 from gateway.domain.identity import hash_app_key, new_app_key
 from gateway.entrypoints.mcp_http import SESSION_HEADER, McpEndpointApp
@@ -39,7 +39,7 @@ def client(tmp_path: Path, sessions: MemorySessionStore) -> TestClient:
         f"  - id: {account}\n    kind: user\n    app_keys:\n      - key_id: {account}1\n"
         f"        sha256: {hash_app_key(key)}\n" for account, key in KEYS.items()))
     settings = GatewaySettings(identity_file=str(identity))
-    endpoint = McpEndpointApp("full", NoSdk(), sessions, BearerAuthenticator(settings), settings)  # type: ignore[arg-type]
+    endpoint = McpEndpointApp("full", NoSdk(), sessions, Authenticator(settings), settings)  # type: ignore[arg-type]
     return TestClient(Starlette(routes=[Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"])]))
 
 

@@ -10,7 +10,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from gateway.adapters.identity import BearerAuthenticator, claim_roles
+from gateway.adapters.identity import Authenticator, claim_roles
 from gateway.domain.identity import hash_app_key, new_app_key
 from gateway.settings import GatewaySettings
 
@@ -24,7 +24,7 @@ def test_identity_file_roles_reach_the_principal(tmp_path: Path) -> None:
         "accounts:\n"
         f"  - id: sre\n    roles: [operator]\n    app_keys:\n      - {{key_id: s1, sha256: {hash_app_key(ops)}}}\n"
         f"  - id: alice\n    app_keys:\n      - {{key_id: a1, sha256: {hash_app_key(plain)}}}\n")
-    auth = BearerAuthenticator(GatewaySettings(identity_file=str(identity)))
+    auth = Authenticator(GatewaySettings(identity_file=str(identity)))
     assert auth.authenticate(f"Bearer {ops}").operator
     assert not auth.authenticate(f"Bearer {plain}").operator  # default: no role
 
@@ -48,7 +48,7 @@ def test_nested_claim_and_configured_values(tmp_path: Path) -> None:
     settings = GatewaySettings(identity_file=str(tmp_path / "none.yaml"), jwt_public_key_file=str(pem),
                                jwt_issuer=ISSUER, jwt_role_claim="realm_access.roles",
                                jwt_operator_values=["sre"])
-    auth = BearerAuthenticator(settings)
+    auth = Authenticator(settings)
 
     def token(**claims: object) -> str:
         body = {"sub": "bob", "iss": ISSUER, "exp": int(time.time()) + 60, **claims}

@@ -19,7 +19,7 @@ from bkn_common.service import connected_broker, make_service_app, service_telem
 from gateway.adapters.action_submissions import RedisActionSubmissions
 from gateway.adapters.console_sessions import RedisConsoleSessions
 from gateway.adapters.idempotency import RedisIdempotency
-from gateway.adapters.identity import BearerAuthenticator
+from gateway.adapters.identity import Authenticator
 from gateway.adapters.internal import HttpServices
 from gateway.adapters.mesh_stats import HttpMeshStats
 from gateway.adapters.rate_limit import RedisRateLimiter
@@ -94,7 +94,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     deps = build_deps(settings, services, redis)
     broker = make_broker(settings, provider)
     deps.events = EventPublisher(broker, settings.topic_prefix)
-    authenticator = BearerAuthenticator(settings)
+    authenticator = Authenticator(settings)
     stats = mesh_stats(settings, services)
     operator_reads = Observability(services.trace_recorder, stats)
 

@@ -1,5 +1,5 @@
 """Authentication adapters: the identity file and OAuth JWT verification (the
-``service_layer.ports.Authenticator`` port)."""
+``service_layer.ports.Authentication`` port)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def load_identity_file(path: str) -> IdentityFile:
     return IdentityFile.model_validate(yaml.safe_load(file.read_text(encoding="utf-8")) or {})
 
 
-class BearerAuthenticator:
+class Authenticator:
     """Bearer tokens: ``bak_`` AppKeys from the identity file, else OAuth access tokens (JWT)."""
 
     def __init__(self, settings: GatewaySettings) -> None:

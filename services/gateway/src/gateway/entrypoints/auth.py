@@ -14,13 +14,13 @@ from gateway.domain.context import (
     CallContext,
     validate_invocation_id,
 )
-from gateway.service_layer.ports import Authenticator
+from gateway.service_layer.ports import Authentication
 
 PRINCIPAL_STATE = "principal"  # request.state key of a caller its endpoint authenticated already
 
 
 def call_context(
-    request: Request, authenticator: Authenticator, transport: Literal["rest", "mcp"]
+    request: Request, authenticator: Authentication, transport: Literal["rest", "mcp"]
 ) -> CallContext:
     principal = getattr(request.state, PRINCIPAL_STATE, None)
     if principal is None:

@@ -28,7 +28,7 @@ from gateway.domain.identity import Principal
 from gateway.entrypoints.auth import PRINCIPAL_STATE
 from gateway.entrypoints.mcp_catalog import Endpoint
 from gateway.entrypoints.mcp_exchange import answer, single_exchange
-from gateway.service_layer.ports import Authenticator, SessionStore
+from gateway.service_layer.ports import Authentication, SessionStore
 from gateway.settings import GatewaySettings
 
 SESSION_HEADER = "mcp-session-id"
@@ -55,7 +55,7 @@ class McpEndpointApp:
         endpoint: Endpoint,
         manager: StreamableHTTPSessionManager,
         sessions: SessionStore,
-        authenticator: Authenticator,
+        authenticator: Authentication,
         settings: GatewaySettings,
     ) -> None:
         self.endpoint = endpoint

@@ -42,7 +42,7 @@ from gateway.entrypoints.mcp_catalog import (
 )
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import ToolOutcome, call_tool
-from gateway.service_layer.ports import Authenticator
+from gateway.service_layer.ports import Authentication
 
 INVALID_PARAMS = -32602
 GatewayInput = TypeVar(
@@ -133,7 +133,7 @@ def _search_native(deps: Deps, args: SearchNativeToolsInput, language: Language)
     return {"tools": found[:limit], "total": len(found)}
 
 
-def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -> Server[Any]:
+def build_server(deps: Deps, authenticator: Authentication, endpoint: Endpoint) -> Server[Any]:
     listings: dict[Language, types.ListToolsResult] = {}  # the registry is fixed after start-up
 
     async def list_tools(

@@ -18,7 +18,7 @@ from gateway.entrypoints.auth import call_context
 from gateway.entrypoints.rest import outcome_headers
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import call_tool
-from gateway.service_layer.ports import Authenticator
+from gateway.service_layer.ports import Authentication
 
 PREFIX = "/openapi/v2/knowledge-bases/{kb_id}"
 ROOT = "/openapi/v2/knowledge-bases/"
@@ -52,7 +52,7 @@ async def routing_refusal(request: Request, exc: Exception) -> Response:
     return error_response(request, error)
 
 
-def router(deps: Deps, authenticator: Authenticator) -> APIRouter:
+def router(deps: Deps, authenticator: Authentication) -> APIRouter:
     api = APIRouter(prefix=PREFIX)
 
     async def run(request: Request, tool: str, arguments: dict[str, Any]) -> Response:

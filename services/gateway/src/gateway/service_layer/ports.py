@@ -17,9 +17,9 @@ from gateway.domain.context import CallContext
 from gateway.domain.identity import Principal
 
 
-class Authenticator(Protocol):
+class Authentication(Protocol):
     """Who sent a request: its ``Authorization`` header as a principal, or ``ApiError``
-    ``UNAUTHENTICATED`` (adapters/identity.py: AppKeys and OAuth access tokens)."""
+    ``UNAUTHENTICATED`` (adapters/identity.py ``Authenticator``: AppKeys and OAuth access tokens)."""
 
     def authenticate(self, authorization: str | None) -> Principal: ...
 
