@@ -70,8 +70,9 @@ test-unit: install  ## unit tests only (no servers)
 test-integration: install sandbox chromium  ## integration tests only (real Kafka and Redis)
 	$(PY) -m pytest tests/integration -q
 
-lint: install  ## ruff and mypy --strict
+lint: install  ## ruff, mypy --strict and the import contracts (.importlinter: layers, independence, no cycles)
 	$(VENV)/bin/ruff check libs services examples tests bench scripts tools
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(VENV)/bin/mypy -p bkn_common -p clctl -p gateway -p capability_index -p tool_executor \
 	    -p trace_recorder -p ontology_query -p knowledge_base
 

@@ -82,6 +82,38 @@ def test_english_message_by_accept_language(mesh: RunningMesh) -> None:
     assert response.json()["message"].startswith("Not authenticated")
 
 
+@pytest.mark.parametrize(("method", "path", "status", "code"), [
+    ("GET", "/api/agent-retrieval/v1/no-such-path", 404, "route_not_found"),
+    ("GET", "/api/agent-retrieval/v1/kn/search_capabilities", 405, "method_not_allowed"),
+    ("PUT", "/api/agent-retrieval/v1/mcp", 405, "method_not_allowed"),
+    ("DELETE", "/api/agent-observability/v1/interactions", 405, "method_not_allowed"),
+    ("GET", "/openapi/v2/knowledge-bases/kb/no-such-path", 404, "NOT_FOUND"),
+])
+def test_unknown_paths_and_methods_get_the_envelope(mesh: RunningMesh, method: str, path: str, status: int,
+                                                    code: str) -> None:
+    response = httpx.request(method, f"{mesh.gateway}{path}", headers={"Accept-Language": "zh-CN"}, timeout=10)
+    assert response.status_code == status, response.text
+    body = response.json()
+    error = body.get("error", body)  # the knowledge-base API speaks its own (seed 002) envelope
+    assert error["code"] == code
+    assert error["details"]["path"] == path
+    assert body.get("request_id", body.get("requestId")) == response.headers["bkn-request-id"]
+    if status == 405:
+        assert method not in response.headers["allow"]
+        assert set(error["details"]["allowed"]) == set(response.headers["allow"].split(", "))
+        assert "不接受" in error["message"]
+    else:
+        assert "没有这个接口" in error["message"]
+
+
+def test_an_internal_route_a_service_lacks_is_route_not_found(mesh: RunningMesh) -> None:
+    with mesh.internal("capability_index", account="dev") as client:
+        response = client.get("/internal/v1/no-such-route", headers={"Accept-Language": "en-US"})
+    assert response.status_code == 404
+    assert response.json()["code"] == "route_not_found"
+    assert response.json()["message"].startswith("No such endpoint")
+
+
 def _end_offsets(mesh: RunningMesh) -> dict[str, int]:
     import asyncio
 

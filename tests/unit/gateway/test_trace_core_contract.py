@@ -1,6 +1,6 @@
 """The TraceCore contract (tests/contracts/trace_core.py) on the unit suite's ``OperationLog``
 (a real trace-recorder behind ``RemoteTraceCore``:
-tests/integration/trace_recorder/test_trace_core_contract.py)."""
+tests/integration/trace/recorder/test_trace_core_contract.py)."""
 
 from __future__ import annotations
 

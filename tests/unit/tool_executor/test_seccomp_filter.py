@@ -12,7 +12,7 @@ import struct
 
 import pytest
 
-from tool_executor.adapters.bwrap_sandbox import BwrapSandbox, SandboxUnavailable
+from tool_executor.adapters.bwrap_sandbox import BwrapSandbox
 from tool_executor.adapters.seccomp_filter import (
     CLONE_NEW_FLAGS,
     DENIED,
@@ -28,6 +28,7 @@ from tool_executor.adapters.seccomp_filter import (
     machine_table,
     program,
 )
+from tool_executor.service_layer.sandbox import SandboxUnavailable
 
 CLONE_NEW = {"ns": 0x00020000, "cgroup": 0x02000000, "uts": 0x04000000, "ipc": 0x08000000,
              "user": 0x10000000, "pid": 0x20000000, "net": 0x40000000}

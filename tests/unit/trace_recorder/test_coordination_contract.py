@@ -1,5 +1,5 @@
 """The Coordination contract (tests/contracts/coordination.py) on the memory adapter (Redis:
-tests/integration/trace_recorder/test_coordination_contract.py)."""
+tests/integration/trace/recorder/test_coordination_contract.py)."""
 
 from __future__ import annotations
 

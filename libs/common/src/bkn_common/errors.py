@@ -77,6 +77,8 @@ class ErrorCode:
     NETWORK_PERMISSION_DENIED = "network_permission_denied"
     INVALID_REQUEST = "invalid_request"
     NOT_FOUND = "not_found"
+    ROUTE_NOT_FOUND = "route_not_found"  # no such path on this service (not: no such resource)
+    METHOD_NOT_ALLOWED = "method_not_allowed"  # the path exists, not with this method (Allow says)
     UNKNOWN_TOOL = "unknown_tool"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     DEPENDENCY_UNAVAILABLE = "dependency_unavailable"
@@ -110,6 +112,14 @@ register_messages(
         ErrorCode.NOT_FOUND: {
             "zh-CN": "未找到：{reason}",
             "en-US": "Not found: {reason}",
+        },
+        ErrorCode.ROUTE_NOT_FOUND: {
+            "zh-CN": "没有这个接口：{method} {path} 不是本服务的路径，请核对 URL。",
+            "en-US": "No such endpoint: {method} {path} is not a path of this service; check the URL.",
+        },
+        ErrorCode.METHOD_NOT_ALLOWED: {
+            "zh-CN": "{path} 不接受 {method} 方法；可用的方法：{allowed}。",
+            "en-US": "{path} does not accept {method}; the methods it accepts: {allowed}.",
         },
         ErrorCode.UNKNOWN_TOOL: {
             "zh-CN": "未知工具 {tool}：该工具不存在或未在此端点发布。",

@@ -13,7 +13,9 @@ from fastapi.responses import JSONResponse
 from opentelemetry import baggage, context, trace
 from opentelemetry.propagate import extract
 from opentelemetry.trace import SpanKind
+from starlette.exceptions import HTTPException
 from starlette.responses import Response
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bkn_common import json_codec
@@ -87,6 +89,34 @@ def validation_error(errors: list[Any]) -> ApiError:
     return ApiError(ErrorCode.INVALID_REQUEST, 400, params={"reason": reason}, details=fields)
 
 
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app answers on this path (Starlette's own ``Allow`` names
+    only the first route that matched the path)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] is not Match.NONE:
+            methods |= route.methods
+    return sorted(methods)
+
+
+def routing_error(request: Request, exc: HTTPException) -> ApiError:
+    """The router's own refusals in the envelope: an unknown path is 404 ``route_not_found``, a
+    known path with another method 405 ``method_not_allowed`` (with its ``Allow`` header)."""
+    where = {"method": request.method, "path": request.url.path}
+    if exc.status_code == 404:
+        return ApiError(ErrorCode.ROUTE_NOT_FOUND, 404, params=where, details=where)
+    if exc.status_code == 405:
+        allowed = _allowed_methods(request) or [
+            method.strip() for method in (exc.headers or {}).get("Allow", "").split(",") if method.strip()]
+        allow = ", ".join(allowed)
+        return ApiError(ErrorCode.METHOD_NOT_ALLOWED, 405, params={**where, "allowed": allow},
+                        details={**where, "allowed": allowed}, headers={"Allow": allow})
+    if exc.status_code >= 500:
+        return ApiError(ErrorCode.INTERNAL, exc.status_code)
+    return ApiError(ErrorCode.INVALID_REQUEST, exc.status_code, params={"reason": exc.detail},
+                    headers=exc.headers)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Every refusal of ``app`` leaves in the documented envelope."""
 
@@ -98,12 +128,17 @@ def install_error_handlers(app: FastAPI) -> None:
         assert isinstance(exc, RequestValidationError)
         return error_response(request, validation_error(list(exc.errors())))
 
+    async def on_routing_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return error_response(request, routing_error(request, exc))
+
     async def on_unexpected(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error on %s", request.url.path)
         return error_response(request, ApiError(ErrorCode.INTERNAL, 500))
 
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(HTTPException, on_routing_error)
     app.add_exception_handler(Exception, on_unexpected)
     app.add_middleware(RequestIdMiddleware)
 

@@ -8,6 +8,7 @@ from functools import partial
 
 from fastapi import FastAPI
 from redis.asyncio import Redis
+from starlette.exceptions import HTTPException
 from starlette.routing import Route
 
 from bkn_common.kafka import EventPublisher, make_broker
@@ -144,6 +145,7 @@ def build_app(settings: GatewaySettings) -> FastAPI:
     app.include_router(rest.router(deps, authenticator))
     app.include_router(openapi.router(deps.registry))
     app.include_router(openapi_kb.router(deps, authenticator))
+    app.add_exception_handler(HTTPException, openapi_kb.routing_refusal)
     app.include_router(mcp_info.router(deps.registry, authenticator, settings.public_url))
     app.include_router(observability.router(operator_reads, authenticator))
     app.include_router(console.router(

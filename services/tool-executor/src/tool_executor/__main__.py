@@ -10,9 +10,9 @@ from tool_executor.settings import ToolExecutorSettings
 def main() -> None:
     settings = ToolExecutorSettings()
     if sys.argv[1:] == ["check-sandbox"]:
-        from tool_executor.entrypoints.check_sandbox import check_sandbox
+        from tool_executor.bootstrap import check_sandbox_command
 
-        raise SystemExit(check_sandbox(settings))
+        raise SystemExit(check_sandbox_command(settings))
     if sys.argv[1:]:
         raise SystemExit(f"usage: {sys.argv[0]} [check-sandbox]")
     from bkn_common.runtime import serve

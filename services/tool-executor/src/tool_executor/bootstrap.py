@@ -34,6 +34,7 @@ from tool_executor.adapters.receipt_journal import RedisReceiptJournal
 from tool_executor.adapters.sandbox import ProcessSandbox
 from tool_executor.domain.sandbox import SandboxLimits
 from tool_executor.entrypoints.actions_consumer import CONSUMER_NAME, ActionConsumer
+from tool_executor.entrypoints.check_sandbox import check_sandbox
 from tool_executor.entrypoints.http import router
 from tool_executor.service_layer.actions import ActionRunner
 from tool_executor.service_layer.execution import ToolExecutor
@@ -74,6 +75,12 @@ def sandbox_limits(settings: ToolExecutorSettings) -> tuple[SandboxLimits, Sandb
                          scratch_mb=settings.sandbox_scratch_mb)
     return base, replace(base, cpu_seconds=settings.skill_cpu_seconds,
                          memory_mb=settings.skill_memory_mb, wall_seconds=settings.skill_wall_seconds)
+
+
+def check_sandbox_command(settings: ToolExecutorSettings) -> int:
+    """``python -m tool_executor check-sandbox``: the preflight on the configured sandbox."""
+    function_limits, _ = sandbox_limits(settings)
+    return check_sandbox(settings.sandbox, partial(make_sandbox, settings), function_limits)
 
 
 def build_app(settings: ToolExecutorSettings) -> FastAPI:

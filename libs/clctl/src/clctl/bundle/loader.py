@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,46 +24,13 @@ from clctl.bundle.models import (
     NetworkDoc,
     SchemaDoc,
     SkillDoc,
-    Strict,
     ToolboxDoc,
 )
+from clctl.bundle.parsed import Bundle, BundleError, Document, Problem
+from clctl.bundle.references import ReferenceChecker
 
 _ENV_PATTERN = re.compile(r"\$\{([A-Z0-9_]+)(?::-([^}]*))?\}")
 MAX_SKILL_FILE_BYTES = 8 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Problem:
-    file: str
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: {self.path or '<document>'}: {self.message}"
-
-
-@dataclass
-class Document:
-    file: Path
-    index: int
-    model: Strict
-
-
-@dataclass
-class Bundle:
-    root: Path
-    documents: list[Document] = field(default_factory=list)
-    skill_files: dict[str, dict[str, str]] = field(default_factory=dict)
-    function_sources: dict[tuple[str, str], str] = field(default_factory=dict)
-
-    def of(self, kind: type[Strict]) -> list[Any]:
-        return [d.model for d in self.documents if isinstance(d.model, kind)]
-
-
-class BundleError(Exception):
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__("\n".join(str(p) for p in problems))
-        self.problems = problems
 
 
 def _interpolate(value: Any) -> Any:
@@ -211,8 +177,6 @@ def _load_function_sources(bundle: Bundle) -> list[Problem]:
 
 def check_references(bundle: Bundle) -> list[Problem]:
     """Cross-document checks: every id a document mentions must be declared in the bundle."""
-    from clctl.bundle.references import ReferenceChecker
-
     return ReferenceChecker(bundle).run()
 
 

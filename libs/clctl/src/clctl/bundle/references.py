@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bkn_common.events.network import ALL_OPERATORS
 from clctl.bundle.models import (
@@ -16,11 +16,7 @@ from clctl.bundle.models import (
     SkillDoc,
     ToolboxDoc,
 )
-
-if TYPE_CHECKING:
-    from clctl.bundle.loader import Bundle, Problem
-
-
+from clctl.bundle.parsed import Bundle, Problem
 
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
     "integer": (int,),
@@ -48,8 +44,6 @@ class ReferenceChecker:
         return "?"
 
     def _add(self, model: object, path: str, message: str) -> None:
-        from clctl.bundle.loader import Problem
-
         self.problems.append(Problem(self._file(model), path, message))
 
     def run(self) -> list[Problem]:

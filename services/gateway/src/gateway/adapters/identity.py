@@ -1,4 +1,5 @@
-"""Authentication adapters: the identity file and OAuth JWT verification."""
+"""Authentication adapters: the identity file and OAuth JWT verification (the
+``service_layer.ports.Authentication`` port)."""
 
 from __future__ import annotations
 

@@ -8,19 +8,19 @@ from starlette.requests import Request
 
 from bkn_common.http import request_id
 from bkn_common.i18n import negotiate_language
-from gateway.adapters.identity import Authenticator
 from gateway.domain.context import (
     HOST_CONVERSATION_HEADER,
     INVOCATION_HEADER,
     CallContext,
     validate_invocation_id,
 )
+from gateway.service_layer.ports import Authentication
 
 PRINCIPAL_STATE = "principal"  # request.state key of a caller its endpoint authenticated already
 
 
 def call_context(
-    request: Request, authenticator: Authenticator, transport: Literal["rest", "mcp"]
+    request: Request, authenticator: Authentication, transport: Literal["rest", "mcp"]
 ) -> CallContext:
     principal = getattr(request.state, PRINCIPAL_STATE, None)
     if principal is None:

@@ -23,13 +23,12 @@ from starlette.types import Message, Receive, Scope, Send
 
 from bkn_common.errors import ApiError
 from bkn_common.http import error_response
-from gateway.adapters.identity import Authenticator
 from gateway.domain.errors import GatewayCode
 from gateway.domain.identity import Principal
 from gateway.entrypoints.auth import PRINCIPAL_STATE
 from gateway.entrypoints.mcp_catalog import Endpoint
 from gateway.entrypoints.mcp_exchange import answer, single_exchange
-from gateway.service_layer.ports import SessionStore
+from gateway.service_layer.ports import Authentication, SessionStore
 from gateway.settings import GatewaySettings
 
 SESSION_HEADER = "mcp-session-id"
@@ -56,7 +55,7 @@ class McpEndpointApp:
         endpoint: Endpoint,
         manager: StreamableHTTPSessionManager,
         sessions: SessionStore,
-        authenticator: Authenticator,
+        authenticator: Authentication,
         settings: GatewaySettings,
     ) -> None:
         self.endpoint = endpoint

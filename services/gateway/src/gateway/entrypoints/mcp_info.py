@@ -7,8 +7,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from bkn_common.i18n import negotiate_language
-from gateway.adapters.identity import Authenticator
 from gateway.entrypoints.mcp_catalog import Endpoint, listing
+from gateway.service_layer.ports import Authentication
 from gateway.service_layer.registry import ToolRegistry
 
 PATHS: dict[Endpoint, str] = {
@@ -25,7 +25,7 @@ def public_base(request: Request, configured: str | None) -> str:
     return f"{scheme}://{host}"
 
 
-def router(registry: ToolRegistry, authenticator: Authenticator, public_url: str | None) -> APIRouter:
+def router(registry: ToolRegistry, authenticator: Authentication, public_url: str | None) -> APIRouter:
     api = APIRouter()
 
     def info(endpoint: Endpoint, request: Request) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from starlette.requests import Request
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.http import request_id, validation_error
 from bkn_common.i18n import Language, negotiate_language, render_message
-from gateway.adapters.identity import Authenticator
 from gateway.domain.context import (
     HOST_CONVERSATION_META,
     INVOCATION_META,
@@ -43,6 +42,7 @@ from gateway.entrypoints.mcp_catalog import (
 )
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import ToolOutcome, call_tool
+from gateway.service_layer.ports import Authentication
 
 INVALID_PARAMS = -32602
 GatewayInput = TypeVar(
@@ -133,7 +133,7 @@ def _search_native(deps: Deps, args: SearchNativeToolsInput, language: Language)
     return {"tools": found[:limit], "total": len(found)}
 
 
-def build_server(deps: Deps, authenticator: Authenticator, endpoint: Endpoint) -> Server[Any]:
+def build_server(deps: Deps, authenticator: Authentication, endpoint: Endpoint) -> Server[Any]:
     listings: dict[Language, types.ListToolsResult] = {}  # the registry is fixed after start-up
 
     async def list_tools(

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
 from bkn_common.http import json_response, request_id, request_language
-from gateway.adapters.identity import Authenticator
 from gateway.service_layer.observability import Caller, Observability
+from gateway.service_layer.ports import Authentication
 
 PREFIX = "/api/agent-observability/v1"
 Filter = Annotated[str | None, Query(min_length=1, max_length=200)]
@@ -31,12 +31,12 @@ def listing(
 Listing = Annotated[dict[str, Any], Depends(listing)]
 
 
-def caller_of(request: Request, authenticator: Authenticator) -> Caller:
+def caller_of(request: Request, authenticator: Authentication) -> Caller:
     principal = authenticator.authenticate(request.headers.get("authorization"))
     return Caller(principal, request_language(request), request_id(request))
 
 
-def router(observability: Observability, authenticator: Authenticator) -> APIRouter:
+def router(observability: Observability, authenticator: Authentication) -> APIRouter:
     api = APIRouter(prefix=PREFIX, tags=["observability"])
 
     def caller(request: Request) -> Caller:

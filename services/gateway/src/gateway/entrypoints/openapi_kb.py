@@ -9,17 +9,19 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
 
 from bkn_common.errors import ApiError
-from bkn_common.http import json_response, request_id, request_language
+from bkn_common.http import error_response, json_response, request_id, request_language, routing_error
 from bkn_common.openapi_errors import as_openapi_error
-from gateway.adapters.identity import Authenticator
 from gateway.entrypoints.auth import call_context
 from gateway.entrypoints.rest import outcome_headers
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import call_tool
+from gateway.service_layer.ports import Authentication
 
 PREFIX = "/openapi/v2/knowledge-bases/{kb_id}"
+ROOT = "/openapi/v2/knowledge-bases/"
 INTEGERS = ("limit", "depth", "fanout", "graphDepth", "graphFanout")
 
 
@@ -38,7 +40,19 @@ def _arguments(request: Request, names: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def router(deps: Deps, authenticator: Authenticator) -> APIRouter:
+async def routing_refusal(request: Request, exc: Exception) -> Response:
+    """The router's 404/405 (``bkn_common.http.routing_error``): in this API's OpenAPI envelope
+    under its paths, in the mesh envelope everywhere else on the gateway."""
+    assert isinstance(exc, HTTPException)
+    error = routing_error(request, exc)
+    if request.url.path.startswith(ROOT):
+        shaped = as_openapi_error(error, request_language(request))
+        shaped.headers = error.headers
+        error = shaped
+    return error_response(request, error)
+
+
+def router(deps: Deps, authenticator: Authentication) -> APIRouter:
     api = APIRouter(prefix=PREFIX)
 
     async def run(request: Request, tool: str, arguments: dict[str, Any]) -> Response:

@@ -11,10 +11,10 @@ from bkn_common import json_codec
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.http import json_response
 from bkn_common.toon import TOON_MEDIA_TYPE, encode_toon
-from gateway.adapters.identity import Authenticator
 from gateway.entrypoints.auth import call_context
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import ToolOutcome, call_tool
+from gateway.service_layer.ports import Authentication
 
 PREFIX = "/api/agent-retrieval/v1"
 
@@ -38,7 +38,7 @@ def outcome_headers(outcome: ToolOutcome) -> dict[str, str]:
     return headers
 
 
-def router(deps: Deps, authenticator: Authenticator) -> APIRouter:
+def router(deps: Deps, authenticator: Authentication) -> APIRouter:
     api = APIRouter(prefix=PREFIX)
 
     @api.post("/kn/{tool_name}")

@@ -14,6 +14,14 @@ from typing import Any, Protocol
 from bkn_common import events as ev
 from bkn_common.i18n import Language
 from gateway.domain.context import CallContext
+from gateway.domain.identity import Principal
+
+
+class Authentication(Protocol):
+    """Who sent a request: its ``Authorization`` header as a principal, or ``ApiError``
+    ``UNAUTHENTICATED`` (adapters/identity.py ``Authenticator``: AppKeys and OAuth access tokens)."""
+
+    def authenticate(self, authorization: str | None) -> Principal: ...
 
 
 class InternalService(Protocol):

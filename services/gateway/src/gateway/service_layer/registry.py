@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -17,11 +17,10 @@ from bkn_common.errors import ApiError
 from bkn_common.i18n import Language
 from gateway.domain.context import CallContext
 
-if TYPE_CHECKING:
-    from gateway.service_layer.deps import Deps
-
 ToolKind = Literal["read", "execution", "lifecycle"]
-Handler = Callable[["Deps", CallContext, Any], Awaitable[dict[str, Any]]]
+# A handler's first argument is service_layer.deps.Deps; it is Any here because Deps holds the
+# registry, and naming it would make this module and deps.py import each other.
+Handler = Callable[[Any, CallContext, Any], Awaitable[dict[str, Any]]]
 Evidence = Callable[[Any, dict[str, Any]], dict[str, Any]]
 
 

@@ -7,20 +7,37 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Mapping, Set
+from typing import Any, Protocol
 
 from knowledge_base.domain.files import KbFile, generated_file_id
+from knowledge_base.domain.relations import Relation
 
 _INDEX_NAMES = frozenset({"index.md", "readme.md", "_index.md"})
 _INDEX_ORDER = {"index.md": 0, "Index.md": 1, "INDEX.md": 2, "README.md": 3, "readme.md": 4, "Readme.md": 5,
                 "_index.md": 6}
 
-if TYPE_CHECKING:
-    from knowledge_base.domain.view import BaseView
+
+class NavigationSource(Protocol):
+    """What the navigation files are derived from: view.py's ``BaseView`` as far as its sources
+    are built (named by its fields here, so that view.py, which calls this module, is not
+    imported back)."""
+
+    @property
+    def kb_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def revision(self) -> int: ...
+    @property
+    def files(self) -> Mapping[str, KbFile]: ...
+    @property
+    def directories(self) -> Set[str]: ...
+    @property
+    def relations(self) -> Mapping[str, list[Relation]]: ...
 
 
-def _generated(view: BaseView, path: str, kind: str, title: str, description: str, content: str) -> KbFile:
+def _generated(view: NavigationSource, path: str, kind: str, title: str, description: str, content: str) -> KbFile:
     sha = hashlib.sha256(content.encode()).hexdigest()
     return KbFile(view.kb_id, generated_file_id(view.kb_id, path), path, kind, title,  # type: ignore[arg-type]
                   description, content, sha, body=content)
@@ -36,7 +53,7 @@ def _entry(file: KbFile) -> dict[str, Any]:
             "contentAvailable": file.available}
 
 
-def directory_indexes(view: BaseView) -> dict[str, str]:
+def directory_indexes(view: NavigationSource) -> dict[str, str]:
     """Directory -> its own navigation page (``index.md``, else ``README.md``, else ``_index.md``)."""
     found: dict[str, str] = {}
     for path, file in sorted(view.files.items(), key=lambda kv: _INDEX_ORDER.get(posixpath.basename(kv[0]), 9)):
@@ -45,7 +62,7 @@ def directory_indexes(view: BaseView) -> dict[str, str]:
     return found
 
 
-def navigation_files(view: BaseView, graph_path: Callable[[str], str]) -> Iterator[KbFile]:
+def navigation_files(view: NavigationSource, graph_path: Callable[[str], str]) -> Iterator[KbFile]:
     sources = [f for _, f in sorted(view.files.items()) if not f.navigation]
     directories = set(view.directories)  # the source's folders (the caller adds those of what is yielded)
     yield _generated(view, "_index/catalog.json", "index_catalogue", "Catalogue",

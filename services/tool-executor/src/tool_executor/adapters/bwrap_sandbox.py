@@ -41,6 +41,7 @@ from tool_executor.adapters.sandbox_run import (
 )
 from tool_executor.adapters.seccomp_filter import UnsupportedArchitecture, machine_table, program
 from tool_executor.domain.sandbox import SandboxLimits, SandboxResult
+from tool_executor.service_layer.sandbox import SandboxUnavailable
 
 SCRATCH = "/scratch"
 SANDBOX_GUARD = "/sandbox/guard.py"
@@ -49,10 +50,6 @@ ETC_FILES = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.
              "/etc/gai.conf", "/etc/localtime", "/etc/ssl", "/etc/ca-certificates",
              "/etc/mime.types")
 NOBODY = 65534
-
-
-class SandboxUnavailable(RuntimeError):
-    """The configured sandbox cannot run here (raised at start, never per call)."""
 
 
 def _signal_of(returncode: int) -> int | None:

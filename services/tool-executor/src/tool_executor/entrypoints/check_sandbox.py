@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
-from tool_executor.adapters.bwrap_sandbox import SandboxUnavailable
-from tool_executor.bootstrap import make_sandbox, sandbox_limits
+from tool_executor.domain.sandbox import SandboxLimits
+from tool_executor.service_layer.sandbox import Sandbox, SandboxUnavailable
 from tool_executor.service_layer.sandbox_probe import Finding, probe
-from tool_executor.settings import ToolExecutorSettings
 
 NAMESPACES_REFUSED = ("unshare failed", "Creating new namespace failed", "No permissions to create")
 HINT = ("the container may not make the user namespaces the sandbox needs: run tool-executor "
@@ -27,11 +27,13 @@ def _print(findings: list[Finding], out: TextIO) -> None:
         out.write(f"{'ok  ' if finding.ok else 'FAIL'}  {finding.check:<14} {finding.detail}\n")
 
 
-def check_sandbox(settings: ToolExecutorSettings, out: TextIO = sys.stdout) -> int:
-    """0 when the sandbox starts and contains the probe, 1 otherwise (the reason printed)."""
-    out.write(f"sandbox: {settings.sandbox}\n")
+def check_sandbox(kind: str, start: Callable[[], Sandbox], function_limits: SandboxLimits,
+                  out: TextIO = sys.stdout) -> int:
+    """0 when the sandbox ``start`` makes (bootstrap's, of the configured ``kind``) starts and
+    contains the probe, 1 otherwise (the reason printed)."""
+    out.write(f"sandbox: {kind}\n")
     try:
-        sandbox = make_sandbox(settings)
+        sandbox = start()
     except SandboxUnavailable as exc:
         reason = str(exc)
         _print([Finding("start-up", False, reason)], out)
@@ -40,7 +42,6 @@ def check_sandbox(settings: ToolExecutorSettings, out: TextIO = sys.stdout) -> i
         out.write("verdict: the sandbox does NOT work in this container\n")
         return 1
     findings = [Finding("start-up", True, "the start-up check ran a function")]
-    function_limits, _ = sandbox_limits(settings)
     findings += asyncio.run(probe(sandbox, function_limits))
     _print(findings, out)
     works = all(finding.ok for finding in findings)

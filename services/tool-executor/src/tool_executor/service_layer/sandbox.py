@@ -16,6 +16,10 @@ from tool_executor.domain.sandbox import SandboxLimits, SandboxReason, SandboxRe
 STDERR_TAIL = 2000
 
 
+class SandboxUnavailable(RuntimeError):
+    """The configured sandbox cannot run here (raised at start, never per call)."""
+
+
 class Sandbox(Protocol):
     async def run_function(
         self, source: str, handler: str, arguments: dict[str, Any], limits: SandboxLimits

@@ -20,13 +20,13 @@ from starlette.responses import RedirectResponse, Response
 from bkn_common.errors import ApiError, ErrorCode
 from bkn_common.http import json_response, request_id, request_language
 from bkn_common.i18n import Language
-from gateway.adapters.identity import Authenticator
 from gateway.domain.timeline import timeline
 from gateway.entrypoints.console.pages import CSP, HEADERS, Pages
 from gateway.entrypoints.console.texts import translator
 from gateway.entrypoints.observability import PREFIX as API
 from gateway.service_layer.console_sessions import ConsoleSession, ConsoleSessions
 from gateway.service_layer.observability import FILTERS, Caller, Observability
+from gateway.service_layer.ports import Authentication
 
 ROOT = "/console"
 COOKIE = "bkn_console"
@@ -49,7 +49,7 @@ def _same_origin(request: Request) -> bool:
 
 
 class Console:
-    def __init__(self, observability: Observability, authenticator: Authenticator,
+    def __init__(self, observability: Observability, authenticator: Authentication,
                  sessions: ConsoleSessions, session_seconds: int) -> None:
         self._reads = observability
         self._auth = authenticator
@@ -122,7 +122,7 @@ def _filters(request: Request) -> dict[str, Any]:
     return kept
 
 
-def router(observability: Observability, authenticator: Authenticator, sessions: ConsoleSessions,
+def router(observability: Observability, authenticator: Authentication, sessions: ConsoleSessions,
            session_seconds: int) -> APIRouter:
     console = Console(observability, authenticator, sessions, session_seconds)
     pages = console.pages

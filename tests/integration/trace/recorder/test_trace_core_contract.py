@@ -17,7 +17,7 @@ from gateway.service_layer.ports import TraceCore
 from tests.contracts.trace_core import TraceCoreContract
 from tests.support.serving import served
 
-SECRET = "integration-test-mesh-secret-0123"  # the rig's (tests/integration/trace_recorder/conftest.py)
+SECRET = "integration-test-mesh-secret-0123"  # the rig's (tests/integration/trace/recorder/conftest.py)
 UNUSED = "http://127.0.0.1:1"
 
 

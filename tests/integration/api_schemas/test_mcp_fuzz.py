@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.config import SchemathesisConfig
 
-from tests.integration.contract.test_rest_openapi import KB_TOOLS
+from tests.integration.api_schemas.test_rest_openapi import KB_TOOLS
 from tests.integration.mcp.support import MCP, MODERN, rpc_body
 from tests.support.mesh import RunningMesh
 
