@@ -247,8 +247,8 @@ def _receipt_visibility(layout: Any, gateway: Any, api: str, new_context: Any) -
     fetch settings cost a reader of the trace."""
     import httpx
 
-    from bkn_common.mesh_auth import MeshSigner
-    from bkn_common.mesh_client import MeshAuth
+    from bkn_common.infra.mesh_auth import MeshSigner
+    from bkn_common.infra.mesh_client import MeshAuth
 
     context = new_context()
     body = {"bkn_context": context, "kn_id": "supply_chain", "toolbox_id": "box_finance",

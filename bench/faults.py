@@ -267,9 +267,9 @@ def kafka_receipts(layout: devmesh.MeshLayout) -> tuple[Counter[str], dict[str, 
     each receipt that does not verify with the run folder's public keys fails (by id)."""
     from aiokafka import AIOKafkaConsumer
 
+    from bkn_common.contracts.topics import RECEIPTS
     from bkn_common.provenance.keys import load_keyring
     from bkn_common.provenance.receipts import receipt_problem
-    from bkn_common.topics import RECEIPTS
 
     topic = RECEIPTS.full_name(layout.topic_prefix)
     keys = load_keyring(devmesh.ensure_provenance_keys(layout.run_dir)).public

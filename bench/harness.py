@@ -144,8 +144,8 @@ def topic_end_offsets(layout: Any) -> dict[str, int]:
 
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
-    from bkn_common.kafka import topic_partitions
-    from bkn_common.topics import ALL_TOPICS
+    from bkn_common.contracts.topics import ALL_TOPICS
+    from bkn_common.infra.kafka import topic_partitions
 
     async def read() -> dict[str, int]:
         names = {t.full_name(layout.topic_prefix): t.name for t in ALL_TOPICS}

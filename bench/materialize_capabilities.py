@@ -34,7 +34,7 @@ BOOTSTRAP = "127.0.0.1:9092"
 
 
 def catalog() -> list[Any]:
-    from bkn_common import events as ev
+    from bkn_common.contracts import events as ev
 
     return [
         ev.ToolboxUpserted(
@@ -57,7 +57,7 @@ def catalog() -> list[Any]:
 
 def binding_and_lifecycle_events(n: int = EVENTS, seed: int = 5) -> list[Any]:
     """``n`` binding and lifecycle events (deterministic mix)."""
-    from bkn_common import events as ev
+    from bkn_common.contracts import events as ev
 
     rng = random.Random(seed)
     refs = [
@@ -96,10 +96,10 @@ def binding_and_lifecycle_events(n: int = EVENTS, seed: int = 5) -> list[Any]:
 async def _run() -> dict[str, Any]:
     from aiokafka.admin import AIOKafkaAdminClient
 
-    from bkn_common.kafka import EventPublisher, ensure_topics, make_broker
-    from bkn_common.projection import ProjectionRunner
-    from bkn_common.settings import ServiceSettings
-    from bkn_common.topics import ALL_TOPICS, projection_topics
+    from bkn_common.contracts.topics import ALL_TOPICS, projection_topics
+    from bkn_common.framework.projection import ProjectionRunner
+    from bkn_common.infra.kafka import EventPublisher, ensure_topics, make_broker
+    from bkn_common.infra.settings import ServiceSettings
     from capability_index.service_layer.projection import CapabilityIndex
 
     prefix = f"benchmat{uuid.uuid4().hex[:8]}."

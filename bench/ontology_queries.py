@@ -33,12 +33,12 @@ import httpx
 from aiokafka import AIOKafkaProducer
 
 from bench.harness import bench_mesh, latency_summary, print_table, write_result
-from bkn_common import events as ev
-from bkn_common.events import encode_event
-from bkn_common.kafka import EventPublisher, make_broker
-from bkn_common.keys import event_key
-from bkn_common.settings import ServiceSettings
-from bkn_common.topics import topic_for_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import encode_event
+from bkn_common.contracts.keys import event_key
+from bkn_common.contracts.topics import topic_for_event
+from bkn_common.infra.kafka import EventPublisher, make_broker
+from bkn_common.infra.settings import ServiceSettings
 
 KN = "bench_kn"
 PERSONS, ORDERS, PRODUCTS, STORES = 50_000, 100_000, 40_000, 10_000

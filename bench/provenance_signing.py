@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.harness import latency_summary, print_table, write_result  # noqa: E402
-from bkn_common import events as ev  # noqa: E402
+from bkn_common.contracts import events as ev  # noqa: E402
 from bkn_common.provenance.canonical import sha256_of  # noqa: E402
 from bkn_common.provenance.chain import entry, extend, genesis, seal_payload  # noqa: E402
 from bkn_common.provenance.keys import keyring_from_jwks, new_keyring  # noqa: E402

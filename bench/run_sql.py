@@ -24,7 +24,7 @@ import httpx
 from bench.harness import bench_mesh, latency_summary, print_table, write_result
 from bench.mcp_vs_rest import _tokens
 from bench.ontology_queries import publish_with_event_publisher
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 
 ROWS = 1_000_000
 QUERIES = 15

@@ -112,7 +112,7 @@ def catalog_events(
     kn_id: str = KN, boxes: int = BOXES, per_box: int = TOOLS_PER_BOX, account: str = "dev"
 ) -> list[Any]:
     """Toolboxes, lifecycle for every owner and tool, a network with grants and all bindings."""
-    from bkn_common import events as ev
+    from bkn_common.contracts import events as ev
 
     out: list[Any] = []
     refs = []
@@ -202,7 +202,7 @@ async def _visibility(layout: Any, publisher: Any, gateway: str, key: str) -> di
     """Mount 25 new tools and then disable them: ms from publish until search shows it."""
     import httpx
 
-    from bkn_common import events as ev
+    from bkn_common.contracts import events as ev
 
     n = VISIBILITY_EVENTS // 2
     marks = [f"zqv{i:02d}mark" for i in range(n)]
@@ -269,8 +269,8 @@ def _vis(samples: list[float]) -> dict[str, float]:
 async def _run(layout: Any, key: str) -> dict[str, Any]:
     import httpx
 
-    from bkn_common.kafka import EventPublisher, make_broker
-    from bkn_common.settings import ServiceSettings
+    from bkn_common.infra.kafka import EventPublisher, make_broker
+    from bkn_common.infra.settings import ServiceSettings
 
     broker = make_broker(ServiceSettings(kafka_bootstrap_servers=layout.kafka, service_name="bench"))
     await broker.connect()

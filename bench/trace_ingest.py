@@ -18,12 +18,12 @@ from datetime import UTC, datetime
 from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
-from bkn_common import events as ev
-from bkn_common.events import decode_event, encode_event
-from bkn_common.kafka import ensure_topics
-from bkn_common.keys import event_key
-from bkn_common.projection import ProjectionRunner
-from bkn_common.topics import ALL_TOPICS, projection_topics, topic_for_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event, encode_event
+from bkn_common.contracts.keys import event_key
+from bkn_common.contracts.topics import ALL_TOPICS, projection_topics, topic_for_event
+from bkn_common.framework.projection import ProjectionRunner
+from bkn_common.infra.kafka import ensure_topics
 from trace_recorder.service_layer.store import TraceStore
 
 

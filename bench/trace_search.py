@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import latency_summary, print_table, write_result
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from tests.support.trace_view_contract import Turns, wire
 from trace_recorder.adapters.sqlite_view import sqlite_view
 from trace_recorder.service_layer.search import TraceQuery, interaction_position

@@ -41,7 +41,7 @@ from typing import Any
 from bench import views_trace_recorder
 from bench.harness import ROOT, bench_mesh, print_table, service_rss_mb, write_result
 from bench.ontology_queries import instance_events, publish_bulk, schema_events
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 
 TEMPLATES = ROOT / "bench" / "capability_eval" / "capabilities.jsonl"
 BOXES, TOOLS_PER_BOX, NETWORKS, PER_NETWORK, CHURN = 100, 100, 200, 500, 100_000

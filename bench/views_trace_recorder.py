@@ -8,7 +8,7 @@ evidence, tool-executor's receipt and four spans) to fresh topics, then runs the
 An *event* is one fact the view folds: an interaction start or finish, an operation record, an
 evidence, a receipt, or one span. Spans travel as the services write them since issue 16: each
 service's batch span processor sends the spans it gathered as ``trace.spans.exported`` records
-(``bkn_common.span_export.batch_records``: up to 128 spans a record); here each service flushes
+(``bkn_common.infra.span_export.batch_records``: up to 128 spans a record); here each service flushes
 once every ``SPAN_FLUSH_INTERACTIONS`` interactions (its 500 ms export interval at about 200
 managed calls per second). So there are fewer Kafka *records* than events (``records``).
 
@@ -46,14 +46,14 @@ import httpx
 from aiokafka import AIOKafkaProducer
 
 from bench.harness import percentile
-from bkn_common import events as ev
-from bkn_common.events import encode_event
-from bkn_common.kafka import ensure_topics
-from bkn_common.keys import event_key
-from bkn_common.mesh_auth import MeshSigner
-from bkn_common.mesh_client import MeshAuth
-from bkn_common.span_export import MAX_SPANS_PER_RECORD
-from bkn_common.topics import topic_for_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import encode_event
+from bkn_common.contracts.keys import event_key
+from bkn_common.contracts.topics import topic_for_event
+from bkn_common.infra.kafka import ensure_topics
+from bkn_common.infra.mesh_auth import MeshSigner
+from bkn_common.infra.mesh_client import MeshAuth
+from bkn_common.infra.span_export import MAX_SPANS_PER_RECORD
 
 ROOT = Path(__file__).resolve().parents[1]
 CALLS = 4  # managed calls per interaction

@@ -10,7 +10,7 @@ Three checks, each naming what is wrong so it can be fixed in the doc or the cod
 - every named module exists and defines every named function or class;
 - every tool the gateway exposes (REST and MCP, read from its registry) is named, in backticks,
   in the behaviour cell of a row of the gateway's section;
-- every event type on the topics a service consumes (bkn_common.topics.CONSUMER_TOPICS) is named
+- every event type on the topics a service consumes (bkn_common.contracts.topics.CONSUMER_TOPICS) is named
   in the behaviour cell of a row of that service's section.
 
     .venv/bin/python tools/architecture_map.py   # prints the problems; exit 1 when there are any
@@ -177,7 +177,7 @@ def gateway_tools() -> list[str]:
 
 def consumed_events() -> dict[str, set[str]]:
     """Per consumer, the event types on every topic it reads (folded or in a consumer group)."""
-    from bkn_common.topics import CONSUMER_TOPICS
+    from bkn_common.contracts.topics import CONSUMER_TOPICS
 
     return {
         consumer: {event.type for spec in (*topics.projection, *topics.group) for event in spec.events}

@@ -21,7 +21,7 @@ from knowledge_base.settings import KnowledgeBaseSettings
 from pydantic import AliasChoices
 from pydantic.fields import FieldInfo
 
-from bkn_common.settings import ServiceSettings
+from bkn_common.infra.settings import ServiceSettings
 from capability_index.settings import CapabilityIndexSettings
 from clctl.settings import ClctlSettings
 from gateway.settings import GatewaySettings

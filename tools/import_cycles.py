@@ -1,5 +1,6 @@
 """An import-linter contract (``type = no_module_cycles`` in ``.importlinter``): no import cycle
-between any two modules of the root packages, a package's ``__init__`` included.
+between any two modules of the root packages, a package's ``__init__`` included: importing
+``a.b.c`` depends on ``a`` and ``a.b`` too, whose ``__init__`` runs first.
 
 import-linter's own ``acyclic_siblings`` compares the children of each package with one another;
 an ``__init__`` that imports one of its children which imports the package back is not a
@@ -16,6 +17,17 @@ import grimp
 from importlinter.application import output
 from importlinter.domain import fields
 from importlinter.domain.contract import Contract, ContractCheck
+
+
+def with_packages(targets: Iterable[str]) -> set[str]:
+    """``targets`` and every package above each of them: importing ``a.b.c`` runs ``a`` and
+    ``a.b`` (their ``__init__``) first, so a package that imports its own children is in a cycle
+    with every child that imports a sibling."""
+    found: set[str] = set()
+    for target in targets:
+        parts = target.split(".")
+        found.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+    return found
 
 
 def module_cycles(imports: Mapping[str, Iterable[str]]) -> list[list[str]]:
@@ -97,7 +109,7 @@ class NoModuleCyclesContract(Contract):
     def check(self, graph: grimp.ImportGraph, verbose: bool) -> ContractCheck:
         roots: list[str] = self.containers  # type: ignore[assignment]
         modules = {m for m in graph.modules if any(m == r or m.startswith(f"{r}.") for r in roots)}
-        imports = {m: graph.find_modules_directly_imported_by(m) & modules for m in modules}
+        imports = {m: with_packages(graph.find_modules_directly_imported_by(m)) & modules for m in modules}
         cycles = module_cycles(imports)
         return ContractCheck(kept=not cycles, metadata={"cycles": cycles})
 

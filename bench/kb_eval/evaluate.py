@@ -40,7 +40,7 @@ from knowledge_base.domain.view import BaseView  # noqa: E402
 from knowledge_base.service_layer.projection import KnowledgeState  # noqa: E402
 from knowledge_base.service_layer.vectors import VectorStore  # noqa: E402
 
-from bkn_common.events import decode_event, encode_event  # noqa: E402
+from bkn_common.contracts.events import decode_event, encode_event  # noqa: E402
 from clctl.kb import apply_events, load_folder  # noqa: E402
 
 K = 10

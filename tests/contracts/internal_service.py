@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.service_layer.ports import InternalService
 
 

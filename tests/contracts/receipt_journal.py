@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from tests.contracts import Elapse
 from tool_executor.service_layer.ports import ReceiptJournal
 

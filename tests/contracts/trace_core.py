@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bkn_common.errors import ApiError
+from bkn_common.contracts.errors import ApiError
 from gateway.domain.context import CallContext
 from gateway.domain.identity import Principal
 from gateway.service_layer.ports import TraceCore

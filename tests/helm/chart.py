@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 from pydantic import AliasChoices
 
-from bkn_common.settings import ServiceSettings
+from bkn_common.infra.settings import ServiceSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "deploy" / "helm" / "context-loader"

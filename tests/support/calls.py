@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 import httpx
 from aiokafka import AIOKafkaProducer
 
-from bkn_common import events as ev
-from bkn_common.events import encode_event
-from bkn_common.keys import event_key
-from bkn_common.topics import topic_for_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import encode_event
+from bkn_common.contracts.keys import event_key
+from bkn_common.contracts.topics import topic_for_event
 from tests.support.mesh import RunningMesh
 
 T = TypeVar("T")

@@ -13,8 +13,8 @@ from typing import Any
 import devmesh
 import httpx
 
-from bkn_common.mesh_auth import MeshSigner
-from bkn_common.mesh_client import MeshAuth
+from bkn_common.infra.mesh_auth import MeshSigner
+from bkn_common.infra.mesh_client import MeshAuth
 from tests.support.infra import Infra
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from tests.support.trace_view_contract import Turns, at, batch
 from trace_recorder.service_layer.search import (
     TraceQuery,

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.events import decode_event, encode_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event, encode_event
+from bkn_common.infra.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from bkn_common.provenance.bundle import verify_bundle
 from bkn_common.provenance.keys import Keyring, keyring_from_jwks, new_keyring
 from bkn_common.provenance.receipts import sign_receipt
-from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.adapters.memory_coordination import MemoryCoordination
 from trace_recorder.adapters.memory_event_sink import MemoryEventSink
 from trace_recorder.domain.rules import evidence_id

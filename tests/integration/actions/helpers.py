@@ -11,11 +11,12 @@ from typing import Any, TypeVar
 import httpx
 from aiokafka import AIOKafkaConsumer
 
-from bkn_common import events as ev
-from bkn_common.events import decode_event
-from bkn_common.topics import ACTIONS
-from clctl.bundle import Bundle, bundle_events, load_bundle
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event
+from bkn_common.contracts.topics import ACTIONS
+from clctl.bundle.loader import Bundle, load_bundle
 from clctl.bundle.models import InstancesDoc
+from clctl.bundle.to_events import bundle_events
 from tests.support.calls import (  # re-exported for the test modules
     finance_stats as finance_stats,
 )

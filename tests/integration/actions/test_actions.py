@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from bkn_common import events as ev
-from bkn_common.events import encode_event
-from bkn_common.keys import event_key
-from bkn_common.topics import ACTIONS
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import encode_event
+from bkn_common.contracts.keys import event_key
+from bkn_common.contracts.topics import ACTIONS
 from tests.integration.actions.helpers import (
     KN,
     action_events,

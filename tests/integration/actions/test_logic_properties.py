@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from tests.integration.actions.helpers import (
     finance_stats,
     logic_values,

@@ -15,9 +15,9 @@ from typing import Any, TypeVar
 import httpx
 from aiokafka import AIOKafkaConsumer
 
-from bkn_common import events as ev
-from bkn_common.events import decode_event
-from bkn_common.topics import RECEIPTS
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event
+from bkn_common.contracts.topics import RECEIPTS
 from tests.support.calls import (  # re-exported for the test modules
     finance_stats as finance_stats,
 )

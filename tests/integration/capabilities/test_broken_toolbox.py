@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from capability_index.service_layer.projection import CapabilityIndex
 from tool_executor.service_layer.catalog_view import list_mounted, resolve
 from tool_executor.service_layer.projection import FactoryState

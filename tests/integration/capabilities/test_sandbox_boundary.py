@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from tests.integration.capabilities.helpers import (
     execute,
     function_tool,

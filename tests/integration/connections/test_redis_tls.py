@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bkn_common.redis import make_redis, redis_ready
-from bkn_common.settings import ServiceSettings
+from bkn_common.infra.redis import make_redis, redis_ready
+from bkn_common.infra.settings import ServiceSettings
 from tests.support.tls import TestCA
 
 PASSWORD = "tls-test-password"

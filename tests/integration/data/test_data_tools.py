@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.toon import TOON_MEDIA_TYPE
+from bkn_common.contracts import events as ev
+from bkn_common.domain.toon import TOON_MEDIA_TYPE
 from tests.support.calls import ok, publish, refused, wait_until
 from tests.support.infra import Infra
 from tests.support.mesh import RunningMesh, running_mesh

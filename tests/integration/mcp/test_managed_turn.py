@@ -16,7 +16,7 @@ import uuid
 
 import pytest
 
-from bkn_common.toon import encode_toon
+from bkn_common.domain.toon import encode_toon
 from tests.integration.mcp.support import (
     connect,
     data,

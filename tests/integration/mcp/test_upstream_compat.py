@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from mcp import MCPError
 
-from bkn_common.toon import encode_toon
+from bkn_common.domain.toon import encode_toon
 from tests.integration.mcp.support import (
     COMPACT,
     MCP,

@@ -16,10 +16,10 @@ import devmesh
 import httpx
 import pytest
 
-from bkn_common import checkpoint as ck
-from bkn_common import events as ev
-from bkn_common.kafka import EventPublisher, make_broker
-from bkn_common.settings import ServiceSettings
+from bkn_common.contracts import events as ev
+from bkn_common.framework import checkpoint as ck
+from bkn_common.infra.kafka import EventPublisher, make_broker
+from bkn_common.infra.settings import ServiceSettings
 from capability_index.service_layer.projection import CapabilityIndex
 from ontology_query.service_layer.projection import OntologyState
 from tests.support.infra import Infra
@@ -221,9 +221,9 @@ def test_the_runner_writes_a_checkpoint_at_stop_and_resumes_from_it(
     mesh: RunningMesh, tmp_path: Path
 ) -> None:
     """In process: no periodic checkpoint (an hour's interval), only the one at a clean stop."""
-    from bkn_common.digest import state_digest
-    from bkn_common.projection import ProjectionRunner
-    from bkn_common.topics import projection_topics
+    from bkn_common.contracts.topics import projection_topics
+    from bkn_common.framework.digest import state_digest
+    from bkn_common.framework.projection import ProjectionRunner
     from ontology_query.service_layer.projection import OntologyState
 
     publish(mesh, instance_burst(400, "stop"))

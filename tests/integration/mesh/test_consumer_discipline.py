@@ -14,9 +14,9 @@ import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from bkn_common import events as ev
-from bkn_common.keys import event_key
-from bkn_common.topics import LIFECYCLE, dead_letter_topic
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.keys import event_key
+from bkn_common.contracts.topics import LIFECYCLE, dead_letter_topic
 from tests.support.infra import Infra
 from tests.support.mesh import RunningMesh, mesh_auth, running_mesh
 

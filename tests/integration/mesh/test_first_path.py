@@ -10,7 +10,7 @@ import devmesh
 import httpx
 import pytest
 
-from clctl.bundle import load_bundle
+from clctl.bundle.loader import load_bundle
 from clctl.bundle.models import BindingsDoc, LifecycleDoc, ToolboxDoc
 from tests.support.mesh import RunningMesh
 
@@ -119,8 +119,8 @@ def _end_offsets(mesh: RunningMesh) -> dict[str, int]:
 
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
-    from bkn_common.kafka import topic_partitions
-    from bkn_common.topics import DOMAIN_TOPICS
+    from bkn_common.contracts.topics import DOMAIN_TOPICS
+    from bkn_common.infra.kafka import topic_partitions
 
     async def read() -> dict[str, int]:
         names = [t.full_name(mesh.layout.topic_prefix) for t in DOMAIN_TOPICS]

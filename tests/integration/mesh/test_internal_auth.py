@@ -21,8 +21,8 @@ import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from bkn_common.mesh_auth import MeshSigner
-from bkn_common.topics import RECEIPTS
+from bkn_common.contracts.topics import RECEIPTS
+from bkn_common.infra.mesh_auth import MeshSigner
 from tests.integration.mcp.support import finance_stats, fx_call
 from tests.support.infra import Infra
 from tests.support.mesh import RunningMesh, mesh_auth, running_mesh

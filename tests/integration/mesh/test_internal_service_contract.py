@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from fastapi import Request
 
-from bkn_common.mesh_auth import MeshSigner
-from bkn_common.service import make_service_app
-from bkn_common.settings import ServiceSettings
+from bkn_common.framework.service import make_service_app
+from bkn_common.infra.mesh_auth import MeshSigner
+from bkn_common.infra.settings import ServiceSettings
 from gateway.adapters.internal import HttpServices
 from gateway.service_layer.ports import InternalService
 from tests.contracts.internal_service import ROUTES, InternalServiceContract

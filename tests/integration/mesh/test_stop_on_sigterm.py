@@ -2,7 +2,7 @@
 while its start-up waits on a Kafka and a Redis that accept connections and never answer, and
 once it serves, connected to the real ones. A pod is never left in Terminating.
 
-The 2 s is the product's promise to Kubernetes (bkn_common.runtime: STOP_SECONDS 1.5 plus the
+The 2 s is the product's promise to Kubernetes (bkn_common.framework.runtime: STOP_SECONDS 1.5 plus the
 exit), not a speed measurement: a stop that waits on the network has no bound at all.
 """
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from bkn_common.topics import TRACE
+from bkn_common.contracts.topics import TRACE
 from tests.integration.observability.support import (
     API,
     FX,

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.kafka import EventPublisher, make_broker
-from bkn_common.settings import ServiceSettings
+from bkn_common.contracts import events as ev
+from bkn_common.infra.kafka import EventPublisher, make_broker
+from bkn_common.infra.settings import ServiceSettings
 from clctl.bundle.loader import load_bundle
 from clctl.bundle.to_events import bundle_events
 from tests.integration.ontology.helpers import KN

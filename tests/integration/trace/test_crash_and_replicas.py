@@ -21,8 +21,8 @@ from typing import Any
 import devmesh
 import pytest
 
-from bkn_common import rebuildable
-from bkn_common.digest import state_digest
+from bkn_common.framework import rebuildable
+from bkn_common.framework.digest import state_digest
 from clctl.replay import StartAt, rebuild
 from tests.support.infra import Infra
 from tests.support.mesh import RunningMesh, running_mesh

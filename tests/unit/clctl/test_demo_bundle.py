@@ -22,11 +22,12 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from bkn_common import events as ev
-from bkn_common.events.network import ALL_OPERATORS
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.event_types.network import ALL_OPERATORS
 from clctl import cli
-from clctl.bundle import Bundle, BundleError, Problem, bundle_events, load_bundle
+from clctl.bundle.loader import Bundle, BundleError, Problem, load_bundle
 from clctl.bundle.models import InstancesDoc, SchemaDoc
+from clctl.bundle.to_events import bundle_events
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 SUPPLY_CHAIN = EXAMPLES / "supply_chain"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import yaml
 
-from bkn_common.asyncapi import RECEIVES, SENDS, asyncapi_document, render_yaml
-from bkn_common.events import registered_events
-from bkn_common.topics import ALL_TOPICS
+from bkn_common.contracts.asyncapi import RECEIVES, SENDS, asyncapi_document, render_yaml
+from bkn_common.contracts.events import registered_events
+from bkn_common.contracts.topics import ALL_TOPICS
 from tests.support.refs import assert_refs_resolve
 
 SNAPSHOT = Path(__file__).resolve().parents[3] / "docs" / "asyncapi.yaml"
-REGENERATE = ".venv/bin/python -m bkn_common.asyncapi > docs/asyncapi.yaml"
+REGENERATE = ".venv/bin/python -m bkn_common.contracts.asyncapi > docs/asyncapi.yaml"
 
 
 def test_snapshot_matches_the_code() -> None:

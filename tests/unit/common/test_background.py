@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bkn_common.background import BackgroundTasks
+from bkn_common.framework.background import BackgroundTasks
 
 
 async def test_drain_waits_for_spawned_work() -> None:

@@ -1,10 +1,10 @@
-"""bkn_common.background.running: a lifespan's background task, cancelled and awaited at exit."""
+"""bkn_common.framework.background.running: a lifespan's background task, cancelled and awaited at exit."""
 
 from __future__ import annotations
 
 import asyncio
 
-from bkn_common.background import running
+from bkn_common.framework.background import running
 
 
 async def test_the_work_runs_inside_and_is_cancelled_and_awaited_at_exit() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from aiokafka import TopicPartition
 
-from bkn_common import checkpoint as ck
+from bkn_common.framework import checkpoint as ck
 
 OFFSETS = {TopicPartition("p.bkn.catalog.v1", 0): 12, TopicPartition("p.bkn.bindings.v1", 2): 7}
 DATA = {"toolboxes": [{"id": "b1", "tools": ["t1", "t2"]}], "n": 3, "text": "汇率换算", "none": None}

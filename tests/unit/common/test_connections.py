@@ -11,10 +11,10 @@ from aiokafka.admin import AIOKafkaAdminClient
 from pydantic import ValidationError
 from redis.asyncio.connection import Connection, SSLConnection
 
-from bkn_common.kafka import admin_client, make_broker
-from bkn_common.kafka_connection import KafkaConnection, kafka_connection
-from bkn_common.redis import make_redis
-from bkn_common.settings import ServiceSettings
+from bkn_common.infra.kafka import admin_client, make_broker
+from bkn_common.infra.kafka_connection import KafkaConnection, kafka_connection
+from bkn_common.infra.redis import make_redis
+from bkn_common.infra.settings import ServiceSettings
 from tests.support.tls import TestCA
 
 KAFKA_ENV = (

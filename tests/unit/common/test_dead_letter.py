@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from aiokafka import ConsumerRecord
 
-from bkn_common.dead_letter import dead_letter
+from bkn_common.infra.dead_letter import dead_letter
 
 
 class RecordingProducer:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiokafka import ConsumerRecord
 
-from bkn_common.dead_letter_tail import describe
+from bkn_common.infra.dead_letter_tail import describe
 
 
 def _record(value: bytes, headers: list[tuple[str, bytes]]) -> ConsumerRecord[bytes, bytes]:

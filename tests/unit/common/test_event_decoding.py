@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.events.base import _decode, _decode_current
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.event_types.base import _decode, _decode_current
 
 AT = datetime(2026, 12, 2, 7, 0, tzinfo=UTC)
 SAMPLES: list[ev.Event] = [

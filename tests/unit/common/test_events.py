@@ -8,10 +8,10 @@ from typing import ClassVar
 import pytest
 from pydantic import ValidationError
 
-from bkn_common import events as ev
-from bkn_common.events.base import Event, _decode_current, register_event, register_upcaster
-from bkn_common.keys import event_key
-from bkn_common.topics import ALL_TOPICS, BINDINGS, topic_for_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.event_types.base import Event, _decode_current, register_event, register_upcaster
+from bkn_common.contracts.keys import event_key
+from bkn_common.contracts.topics import ALL_TOPICS, BINDINGS, topic_for_event
 
 
 def test_round_trip_keeps_type_version_and_data() -> None:

@@ -1,4 +1,4 @@
-"""bkn_common.heap: one spelling of pausing, collecting and freezing the collector."""
+"""bkn_common.framework.heap: one spelling of pausing, collecting and freezing the collector."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bkn_common import heap
+from bkn_common.framework import heap
 
 
 @pytest.fixture(autouse=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bkn_common.errors import ApiError, ErrorCode, network_permission_error
-from bkn_common.i18n import negotiate_language
+from bkn_common.contracts.errors import ApiError, ErrorCode, network_permission_error
+from bkn_common.contracts.i18n import negotiate_language
 
 
 @pytest.mark.parametrize(

@@ -67,9 +67,20 @@ def test_a_cycle_through_a_package_init_and_a_type_only_import_is_found(
     assert cycles == [["cyclic_home", "cyclic_home.rooms"], ["cyclic_home.doors", "cyclic_home.walls"]]
 
 
+def test_a_package_init_that_re_exports_a_child_importing_a_sibling_is_a_cycle(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _package(tmp_path, {
+        "facade_home/__init__.py": "from facade_home.rooms import Room\n",
+        "facade_home/rooms.py": "from facade_home.walls import Wall\nclass Room(Wall): ...\n",
+        "facade_home/walls.py": "class Wall: ...\n",
+    })
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _check("facade_home") == (False, [["facade_home", "facade_home.rooms"]])
+
+
 def test_a_package_whose_modules_import_one_way_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _package(tmp_path, {
-        "acyclic_home/__init__.py": "from acyclic_home.rooms import Room\n",
+        "acyclic_home/__init__.py": '"""Rooms and walls."""\n',
         "acyclic_home/rooms.py": "from acyclic_home.walls import Wall\nclass Room(Wall): ...\n",
         "acyclic_home/walls.py": "class Wall: ...\n",
     })

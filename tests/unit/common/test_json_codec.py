@@ -1,4 +1,4 @@
-"""bkn_common.json_codec: orjson speed without orjson's losses on free-form JSON."""
+"""bkn_common.contracts.json_codec: orjson speed without orjson's losses on free-form JSON."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from bkn_common import json_codec
-from bkn_common.events import decode_event, encode_event
-from bkn_common.events.base import PoisonMessage
+from bkn_common.contracts import json_codec
+from bkn_common.contracts.event_types.base import PoisonMessage
+from bkn_common.contracts.events import decode_event, encode_event
 
 
 def test_integers_beyond_64_bits_keep_every_digit() -> None:
@@ -44,7 +44,7 @@ def test_invalid_text_raises_value_error(raw: bytes) -> None:
 
 
 def test_events_carry_big_integers_and_refuse_invalid_json() -> None:
-    from bkn_common import events as ev
+    from bkn_common.contracts import events as ev
 
     receipt = ev.OperationRecorded(
         operation_id="op_1", operation_key="k", conversation_id="c", interaction_id="i",

@@ -8,7 +8,8 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 
-from bkn_common.mesh_auth import (
+from bkn_common.framework.service import make_service_app
+from bkn_common.infra.mesh_auth import (
     MeshSecretMissing,
     MeshSigner,
     MeshVerifier,
@@ -17,9 +18,8 @@ from bkn_common.mesh_auth import (
     signer_from,
     verifier_from,
 )
-from bkn_common.mesh_client import MeshAuth
-from bkn_common.service import make_service_app
-from bkn_common.settings import ServiceSettings
+from bkn_common.infra.mesh_client import MeshAuth
+from bkn_common.infra.settings import ServiceSettings
 
 SECRET, PREVIOUS, OTHER = "s" * 32, "p" * 32, "o" * 32
 NOW = 1_800_000_000.0

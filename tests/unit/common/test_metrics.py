@@ -10,10 +10,10 @@ import pytest
 from fastapi import APIRouter
 from prometheus_client.parser import text_string_to_metric_families
 
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.metrics import UNMATCHED_ROUTE, ServiceMetrics
-from bkn_common.service import make_service_app
-from bkn_common.settings import ServiceSettings
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.framework.service import make_service_app
+from bkn_common.infra.metrics import UNMATCHED_ROUTE, ServiceMetrics
+from bkn_common.infra.settings import ServiceSettings
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 

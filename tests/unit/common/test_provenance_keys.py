@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.events import decode_event, encode_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event, encode_event
 from bkn_common.provenance.keys import (
     KeyringError,
     KeySet,

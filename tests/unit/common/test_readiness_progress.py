@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from bkn_common.http import health_router
+from bkn_common.framework.http import health_router
 
 
 def test_readyz_reports_progress_while_catching_up_and_after() -> None:

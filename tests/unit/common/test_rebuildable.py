@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bkn_common import rebuildable
-from bkn_common.asyncapi import RECEIVES, short_name
-from bkn_common.topics import CONSUMER_TOPICS
+from bkn_common.contracts.asyncapi import RECEIVES, short_name
+from bkn_common.contracts.topics import CONSUMER_TOPICS
+from bkn_common.framework import rebuildable
 
 CLCTL = Path(__file__).resolve().parents[3] / "libs" / "clctl" / "src" / "clctl"
 SERVICE_PACKAGES = {"capability_index", "tool_executor", "trace_recorder", "ontology_query", "gateway"}

@@ -11,9 +11,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from starlette.exceptions import HTTPException
 
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.http import install_error_handlers
-from bkn_common.openapi_errors import as_openapi_error
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.openapi_errors import as_openapi_error
+from bkn_common.framework.http import install_error_handlers
 
 
 def _client() -> TestClient:

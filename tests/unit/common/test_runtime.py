@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bkn_common import runtime
-from bkn_common.settings import ServiceSettings
+from bkn_common.framework import runtime
+from bkn_common.infra.settings import ServiceSettings
 
 
 def test_the_server_keeps_idle_connections_for_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:

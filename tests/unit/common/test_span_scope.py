@@ -13,8 +13,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
 
-from bkn_common.http import TraceContextMiddleware
-from bkn_common.span_scope import (
+from bkn_common.framework.http import TraceContextMiddleware
+from bkn_common.infra.span_scope import (
     INTERACTION_ATTRIBUTE,
     OPERATION_ATTRIBUTE,
     ProvenanceSpanFilter,

@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from bkn_common import checkpoint as ck
-from bkn_common import events as ev
-from bkn_common.digest import state_digest
-from bkn_common.events import decode_event, encode_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event, encode_event
+from bkn_common.framework import checkpoint as ck
+from bkn_common.framework.digest import state_digest
 from capability_index.service_layer.projection import CapabilityIndex
-from clctl.bundle import bundle_events, load_bundle
+from clctl.bundle.loader import load_bundle
+from clctl.bundle.to_events import bundle_events
 from ontology_query.service_layer.projection import OntologyState
 from tool_executor.service_layer.projection import FactoryState
 

@@ -11,10 +11,10 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from bkn_common.events import SpanExported, SpansExported, decode_event
-from bkn_common.settings import ServiceSettings
-from bkn_common.span_export import MAX_RECORD_BYTES, MAX_SPANS_PER_RECORD, batch_records, span_event
-from bkn_common.telemetry import build_tracer_provider, resource_attributes
+from bkn_common.contracts.events import SpanExported, SpansExported, decode_event
+from bkn_common.infra.settings import ServiceSettings
+from bkn_common.infra.span_export import MAX_RECORD_BYTES, MAX_SPANS_PER_RECORD, batch_records, span_event
+from bkn_common.infra.telemetry import build_tracer_provider, resource_attributes
 
 
 @pytest.fixture

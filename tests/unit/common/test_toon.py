@@ -1,4 +1,4 @@
-"""Conformance tests for ``bkn_common.toon.encode_toon``.
+"""Conformance tests for ``bkn_common.domain.toon.encode_toon``.
 
 Most cases are encode fixtures from the TOON spec's conformance suite
 (``toon-format/spec``, ``tests/fixtures/encode/*.json``, spec v4.x), re-typed as test vectors;
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bkn_common.toon import TOON_MEDIA_TYPE, encode_toon
+from bkn_common.domain.toon import TOON_MEDIA_TYPE, encode_toon
 
 
 def case(rule: str, value: Any, expected: str, **options: Any) -> Any:

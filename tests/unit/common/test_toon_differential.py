@@ -1,6 +1,6 @@
 """Differential tests: ``encode_toon`` against the reference library ``toon-format``.
 
-``bkn_common.toon`` has its own encoder (``bkn_common._toon_encoder``) for plain JSON data and
+``bkn_common.domain.toon`` has its own encoder (``bkn_common.domain._toon_encoder``) for plain JSON data and
 hands everything else to ``toon_format.encode``. These tests hold the two to byte-for-byte
 identical output, and to the same exception type (and message, where the reference raises it)
 for inputs that cannot be encoded.
@@ -25,8 +25,8 @@ import toon_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bkn_common import _toon_encoder
-from bkn_common.toon import encode_toon
+from bkn_common.domain import _toon_encoder
+from bkn_common.domain.toon import encode_toon
 
 DELIMITERS = (",", "\t", "|")
 

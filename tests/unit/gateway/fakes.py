@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.i18n import Language
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.i18n import Language
 from gateway.adapters.memory_action_submissions import MemoryActionSubmissions
 from gateway.domain.context import CallContext
 from gateway.domain.identity import Principal

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.domain.inputs.actions import ExecuteActionInput, GetActionExecutionInput
 from gateway.domain.inputs.logic_properties import GetLogicPropertiesInput
 from gateway.service_layer import actions, logic_properties

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.domain import search_messages as msg
 from gateway.domain.context import BknContext
 from gateway.domain.inputs.capabilities import ExecuteToolInput, SearchCapabilitiesInput

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from bkn_common.errors import ApiError
-from bkn_common.http import install_error_handlers
+from bkn_common.contracts.errors import ApiError
+from bkn_common.framework.http import install_error_handlers
 from gateway.adapters.identity import Authenticator
 from gateway.adapters.memory_console_sessions import MemoryConsoleSessions
 from gateway.domain.identity import hash_app_key, new_app_key
-from gateway.entrypoints import console
+from gateway.entrypoints.console import routes as console
 from gateway.service_layer.observability import Observability
 from gateway.settings import GatewaySettings
 

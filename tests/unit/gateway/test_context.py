@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bkn_common.errors import ApiError
+from bkn_common.contracts.errors import ApiError
 from gateway.domain.context import BknContext, parse_bkn_context, validate_invocation_id
 
 

@@ -14,7 +14,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bkn_common.errors import ApiError
+from bkn_common.contracts.errors import ApiError
 from gateway.adapters.identity import Authenticator
 from gateway.domain.identity import hash_app_key, new_app_key
 from gateway.settings import GatewaySettings

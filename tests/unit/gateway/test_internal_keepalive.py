@@ -4,9 +4,9 @@ is a 503 for a healthy service."""
 
 from __future__ import annotations
 
-from bkn_common.errors import ApiError
-from bkn_common.mesh_auth import MeshSigner
-from bkn_common.settings import ServiceSettings
+from bkn_common.contracts.errors import ApiError
+from bkn_common.infra.mesh_auth import MeshSigner
+from bkn_common.infra.settings import ServiceSettings
 from gateway.adapters.internal import HttpServices
 from gateway.settings import GatewaySettings
 from tests.support.closing_server import closing_server, twice

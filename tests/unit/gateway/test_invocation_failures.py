@@ -10,7 +10,7 @@ from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.adapters.idempotency import RedisIdempotency
 from gateway.domain.context import CallContext, correlation, validate_invocation_id
 from gateway.service_layer.catalog import build_registry

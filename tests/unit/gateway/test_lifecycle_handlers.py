@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.domain.inputs.lifecycle import FinishInteractionInput, StartInteractionInput
 from gateway.service_layer import lifecycle
 from tests.unit.gateway.fakes import FakeTraceCore, context, deps

@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from starlette.exceptions import HTTPException
 
-from bkn_common.http import install_error_handlers
+from bkn_common.framework.http import install_error_handlers
 from gateway.entrypoints.openapi_kb import PREFIX, routing_refusal
 
 

@@ -8,7 +8,7 @@ import pytest
 from knowledge_base.service_layer.projection import KnowledgeState
 from knowledge_base.service_layer.reading import Reader
 
-from bkn_common.events import decode_event, encode_event
+from bkn_common.contracts.events import decode_event, encode_event
 from clctl.kb import apply_events, load_folder
 
 DEMO = Path(__file__).resolve().parents[3] / "examples" / "knowledge_base"

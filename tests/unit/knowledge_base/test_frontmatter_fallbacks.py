@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bkn_common.kb_source import decode_text, derive_metadata, parse_source, split_frontmatter
+from bkn_common.domain.kb_source import decode_text, derive_metadata, parse_source, split_frontmatter
 from clctl.kb import KnowledgeBaseRefused, folder_progress, load_folder, report_lines
 
 

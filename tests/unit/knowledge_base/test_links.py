@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from bkn_common.kb_links import LinkRef, LinkResolver, Resolved, body_links, frontmatter_links, is_navigation_name
+from bkn_common.domain.kb_links import (
+    LinkRef,
+    LinkResolver,
+    Resolved,
+    body_links,
+    frontmatter_links,
+    is_navigation_name,
+)
 
 PATHS = [
     "index.md", "guide/README.md", "guide/install.md", "guide/deploy/kubernetes.md",

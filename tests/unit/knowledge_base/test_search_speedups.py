@@ -19,7 +19,7 @@ from knowledge_base.service_layer.projection import KnowledgeState
 from knowledge_base.service_layer.reading import Reader
 from knowledge_base.service_layer.searching import Searcher, SearchRequest
 
-from bkn_common.openapi_errors import OpenApiCode, OpenApiError
+from bkn_common.contracts.openapi_errors import OpenApiCode, OpenApiError
 
 
 @pytest.mark.parametrize("seed", range(20))

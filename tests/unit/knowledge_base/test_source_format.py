@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bkn_common.kb_links import LinkRef, LinkResolver, body_links
-from bkn_common.kb_source import parse_source
+from bkn_common.domain.kb_links import LinkRef, LinkResolver, body_links
+from bkn_common.domain.kb_source import parse_source
 from clctl.kb import KnowledgeBaseRefused, apply_events, load_folder
 
 
@@ -70,7 +70,7 @@ def test_revision_moves_only_when_readable_content_changes(tmp_path: Path) -> No
 
 
 def test_a_new_link_root_moves_the_revision_and_old_records_mean_none(tmp_path: Path) -> None:
-    from bkn_common.events import KnowledgeBaseApplied, decode_event, encode_event
+    from bkn_common.contracts.events import KnowledgeBaseApplied, decode_event, encode_event
 
     folder = write(tmp_path, {"a.md": "[b](/docs/b)", "b.md": "# B"})
     first = apply_events("kb", "KB", ["dev"], load_folder(folder, 10_000), None)[-1]

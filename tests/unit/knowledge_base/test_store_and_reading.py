@@ -8,8 +8,8 @@ from knowledge_base.service_layer import reading
 from knowledge_base.service_layer.projection import KnowledgeState
 from knowledge_base.service_layer.reading import Reader
 
-from bkn_common import events as ev
-from bkn_common.openapi_errors import OpenApiError
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.openapi_errors import OpenApiError
 from tests.unit.knowledge_base.conftest import fold
 
 

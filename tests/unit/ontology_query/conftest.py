@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from ontology_query.domain import (
-    DataProperty,
-    ObjectInstance,
-    ObjectType,
-    OntologyStore,
-    RelationInstance,
-    RelationType,
-)
+from ontology_query.domain.model import DataProperty, ObjectInstance, ObjectType, RelationInstance, RelationType
+from ontology_query.domain.store import OntologyStore
 
 USERS = [
     {"uid": "u1", "name": "Ada Lovelace", "city": "London", "age": 36, "score": 9.5, "vip": True,

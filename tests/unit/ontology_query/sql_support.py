@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from ontology_query.service_layer.projection import OntologyState
 
 ORDERS = [("o1", "s1", 100.0), ("o2", "s1", 50.5), ("o3", "s2", 7.25), ("o4", "s3", 1.0)]

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from ontology_query.domain import OntologyStore, query_object_instance
 from ontology_query.domain.conditions import bind_condition
+from ontology_query.domain.instances import query_object_instance
+from ontology_query.domain.store import OntologyStore
 
 
 def leaf(field: str, op: str, value: Any = None) -> dict[str, Any]:

@@ -8,16 +8,11 @@ from typing import Any
 
 import pytest
 
-from ontology_query.domain import (
-    DomainError,
-    OntologyStore,
-    QueryErrorCode,
-    TypePathError,
-    TypePathMismatch,
-    explore_subgraph,
-    query_instance_subgraph,
-    query_object_instance,
-)
+from ontology_query.domain.errors import DomainError, QueryErrorCode, TypePathError, TypePathMismatch
+from ontology_query.domain.explore import explore_subgraph
+from ontology_query.domain.instances import query_object_instance
+from ontology_query.domain.store import OntologyStore
+from ontology_query.domain.subgraph import query_instance_subgraph
 
 Call = Callable[[OntologyStore], object]
 

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
-from ontology_query.domain import ObjectInstance, OntologyStore, query_object_instance
+from ontology_query.domain.instances import query_object_instance
+from ontology_query.domain.model import ObjectInstance
+from ontology_query.domain.store import OntologyStore
 
 
 def ids_of(store: OntologyStore, **kwargs: Any) -> list[str]:

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from ontology_query.domain import ObjectInstance, OntologyStore
 from ontology_query.domain.metrics import Metric, Window, compute_metric
+from ontology_query.domain.model import ObjectInstance
+from ontology_query.domain.store import OntologyStore
 
 NO_WINDOW: Window = (None, None)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from bkn_common import events as ev
-from bkn_common.access import NetworkAccess
-from bkn_common.events import EventRecord
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import EventRecord
+from bkn_common.domain.access import NetworkAccess
 from ontology_query.domain.conditions import Leaf, Logical
 from ontology_query.service_layer.guidance import (
     PermissionRequest,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
-from bkn_common.events import EventRecord
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.events import EventRecord
 from clctl.bundle.loader import load_bundle
 from clctl.bundle.to_events import bundle_events
 from ontology_query.service_layer import permissions, queries

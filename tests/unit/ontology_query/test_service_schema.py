@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bkn_common.errors import ApiError
-from bkn_common.events import EventRecord
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.events import EventRecord
 from clctl.bundle.loader import load_bundle
 from clctl.bundle.to_events import bundle_events
 from ontology_query.service_layer import schema_views

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlglot import exp
 
-from bkn_common.errors import ApiError
+from bkn_common.contracts.errors import ApiError
 from ontology_query.adapters.duckdb_engine import DuckDbEngine
 from ontology_query.domain.sql_guard import ALLOWED_FUNCTIONS, check_sql
 from ontology_query.service_layer.data_ports import QueryResult, TableSpec

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from ontology_query.domain import (
-    DataProperty,
-    ObjectInstance,
-    ObjectType,
-    OntologyStore,
-    RelationInstance,
-)
+from ontology_query.domain.model import DataProperty, ObjectInstance, ObjectType, RelationInstance
+from ontology_query.domain.store import OntologyStore
 
 
 def snapshot(store: OntologyStore) -> dict[str, object]:

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ontology_query.domain import (
-    OntologyStore,
-    RelationInstance,
-    RelationType,
-    Subgraph,
-    explore_subgraph,
-    query_instance_subgraph,
-)
+from ontology_query.domain.explore import explore_subgraph
+from ontology_query.domain.model import RelationInstance, RelationType
+from ontology_query.domain.results import Subgraph
+from ontology_query.domain.store import OntologyStore
+from ontology_query.domain.subgraph import query_instance_subgraph
 
 Walk = list[tuple[str, str, str, str]]
 

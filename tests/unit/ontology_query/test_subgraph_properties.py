@@ -14,16 +14,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ontology_query.domain import (
-    DataProperty,
-    ObjectInstance,
-    ObjectType,
-    OntologyStore,
-    RelationInstance,
-    RelationType,
-    explore_subgraph,
-    query_instance_subgraph,
-)
+from ontology_query.domain.explore import explore_subgraph
+from ontology_query.domain.model import DataProperty, ObjectInstance, ObjectType, RelationInstance, RelationType
+from ontology_query.domain.store import OntologyStore
+from ontology_query.domain.subgraph import query_instance_subgraph
 
 Key = tuple[str, str]
 Edge = tuple[str, str, str]  # relation type id, source id, target id

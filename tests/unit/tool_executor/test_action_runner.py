@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from tool_executor.adapters.memory_action_ledger import MemoryActionLedger
 from tool_executor.service_layer.actions import ActionRunner
 from tool_executor.service_layer.execution import ExecuteCommand, ExecutionOutcome

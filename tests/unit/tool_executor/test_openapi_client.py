@@ -35,8 +35,8 @@ def test_the_json_body_is_compact_utf8_as_httpx_sent_it() -> None:
 
 
 def test_the_execute_answer_keeps_every_digit_of_a_long_integer() -> None:
-    from bkn_common import json_codec
-    from bkn_common.http import json_response
+    from bkn_common.contracts import json_codec
+    from bkn_common.framework.http import json_response
     from tool_executor.service_layer.execution import ExecutionOutcome
 
     outcome = ExecutionOutcome("rcpt_1", "succeeded", 200, {"id": 12345678901234567890123, "x": "汇率"}, 1.0, [])

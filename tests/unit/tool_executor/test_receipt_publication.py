@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from tests.unit.tool_executor.test_receipt_recovery import Published, receipt
 from tool_executor.adapters.memory_receipt_journal import MemoryReceiptJournal
 from tool_executor.service_layer.receipt_publication import ReceiptPublication

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from tool_executor.adapters.memory_receipt_journal import MemoryReceiptJournal
 from tool_executor.service_layer.receipt_recovery import ReceiptRecovery
 

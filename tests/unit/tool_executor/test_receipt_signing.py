@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.events import decode_event, encode_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event, encode_event
 from bkn_common.provenance.keys import keyring_from_jwks, new_keyring
 from bkn_common.provenance.receipts import receipt_problem, receipt_record
 from tests.unit.tool_executor.test_receipt_recovery import Published, receipt

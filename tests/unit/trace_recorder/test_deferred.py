@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
-from bkn_common.events import decode_event, encode_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.events import decode_event, encode_event
 from trace_recorder.service_layer.interactions import FinishCommand
 from trace_recorder.service_layer.operations import CompleteCommand, EvidenceItem, Operations
 from trace_recorder.service_layer.policy import Policy

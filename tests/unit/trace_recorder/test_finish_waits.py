@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from trace_recorder.domain.rules import operation_id_for, operation_key, receipt_id_for
 from trace_recorder.service_layer.interactions import FinishCommand
 from trace_recorder.service_layer.keys import Keys

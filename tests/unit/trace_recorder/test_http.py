@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from bkn_common.mesh_auth import MeshSigner
-from bkn_common.mesh_client import MeshAuth
-from bkn_common.service import make_service_app, state_router
-from bkn_common.settings import ServiceSettings
+from bkn_common.framework.service import make_service_app, state_router
+from bkn_common.infra.mesh_auth import MeshSigner
+from bkn_common.infra.mesh_client import MeshAuth
+from bkn_common.infra.settings import ServiceSettings
 from trace_recorder.entrypoints.http import install_trace_errors, router
 from trace_recorder.service_layer.health import Health
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
 from trace_recorder.service_layer.interactions import FinishCommand
 
 

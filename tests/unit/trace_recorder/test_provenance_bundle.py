@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from bkn_common.provenance.bundle import verify_bundle
 from bkn_common.provenance.chain import seal_payload
 from bkn_common.provenance.keys import KeySet, keyring_from_jwks, new_keyring

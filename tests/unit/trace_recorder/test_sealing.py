@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from bkn_common import events as ev
-from bkn_common.mesh_auth import MeshSigner
-from bkn_common.mesh_client import MeshAuth
+from bkn_common.contracts import events as ev
+from bkn_common.framework.service import make_service_app
+from bkn_common.infra.mesh_auth import MeshSigner
+from bkn_common.infra.mesh_client import MeshAuth
+from bkn_common.infra.settings import ServiceSettings
 from bkn_common.provenance.bundle import verify_bundle
 from bkn_common.provenance.keys import KeySet
-from bkn_common.service import make_service_app
-from bkn_common.settings import ServiceSettings
 from tests.support.trace_view_contract import KEYRING, Turns, at, signed, wire
 from tests.unit.trace_recorder.conftest import ManualClock
 from trace_recorder.adapters.memory_coordination import MemoryCoordination

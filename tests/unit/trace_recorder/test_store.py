@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime
 
-from bkn_common import events as ev
-from bkn_common.events import decode_event, encode_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event, encode_event
 from trace_recorder.domain.rules import evidence_id
 from trace_recorder.service_layer.store import TraceStore
 

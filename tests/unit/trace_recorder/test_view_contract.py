@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bkn_common.events import decode_event, encode_event
+from bkn_common.contracts.events import decode_event, encode_event
 from clctl.cli import app
 from tests.support.trace_view_contract import Opener, TraceViewContract, Turns, batch, reference
 from trace_recorder.adapters.sql_schema import LATEST, migrate

@@ -1,6 +1,6 @@
 {{/*
 Names, labels and the component table. Every setting name the chart renders is one a
-settings class reads (each service's settings.py and bkn_common/settings.py).
+settings class reads (each service's settings.py and bkn_common/infra/settings.py).
 */}}
 
 {{- define "cl.name" -}}

@@ -14,15 +14,16 @@ import typer
 from rich.console import Console
 from rich.progress import Progress
 
-from bkn_common import rebuildable
-from bkn_common.digest import differing_keys, state_digest
-from bkn_common.kafka import EventPublisher, ensure_topics, make_broker
-from bkn_common.kafka_connection import KafkaConnection
-from bkn_common.mesh_auth import MeshSecretMissing, signer_from
-from bkn_common.mesh_client import MeshAuth
-from bkn_common.rebuildable import Rebuildable
-from bkn_common.topics import ALL_TOPICS
-from clctl.bundle import BundleError, bundle_events, load_bundle
+from bkn_common.contracts.topics import ALL_TOPICS
+from bkn_common.framework import rebuildable
+from bkn_common.framework.digest import differing_keys, state_digest
+from bkn_common.framework.rebuildable import Rebuildable
+from bkn_common.infra.kafka import EventPublisher, ensure_topics, make_broker
+from bkn_common.infra.kafka_connection import KafkaConnection
+from bkn_common.infra.mesh_auth import MeshSecretMissing, signer_from
+from bkn_common.infra.mesh_client import MeshAuth
+from clctl.bundle.loader import BundleError, load_bundle
+from clctl.bundle.to_events import bundle_events
 from clctl.kb import (
     KnowledgeBaseRefused,
     LatestApplies,

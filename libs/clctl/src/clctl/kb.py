@@ -25,9 +25,9 @@ from typing import Any
 
 from rich.progress import Progress
 
-from bkn_common import events as ev
-from bkn_common.kb_links import LinkResolver, Resolved, is_navigation_name
-from bkn_common.kb_source import (
+from bkn_common.contracts import events as ev
+from bkn_common.domain.kb_links import LinkResolver, Resolved, is_navigation_name
+from bkn_common.domain.kb_source import (
     RESERVED_ROOTS,
     SourceDocument,
     decode_text,

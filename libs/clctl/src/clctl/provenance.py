@@ -19,8 +19,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bkn_common.mesh_auth import MeshSecretMissing, signer_from
-from bkn_common.mesh_client import MeshAuth
+from bkn_common.infra.mesh_auth import MeshSecretMissing, signer_from
+from bkn_common.infra.mesh_client import MeshAuth
 from bkn_common.provenance.bundle import verify_bundle
 from bkn_common.provenance.keys import ROLES, KeyringError, KeySet, load_keyring, new_key
 from clctl.run_folder import RunFolder, RunFolderUnreadable, mesh_settings, service_base_url

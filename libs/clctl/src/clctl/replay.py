@@ -1,7 +1,7 @@
 """Rebuild a service's derived state from its topics into a fresh store, and dump topics.
 
 The stores are the services' own projection classes, found through their ``bkn.replay`` entry
-points (:mod:`bkn_common.rebuildable`; clctl imports no service package), so a rebuilt store is
+points (:mod:`bkn_common.framework.rebuildable`; clctl imports no service package), so a rebuilt store is
 computed by exactly the code the live service runs; ``--verify`` compares section digests with
 the live service's ``/internal/v1/state/digest`` and lists the keys of any section that differs.
 """
@@ -16,10 +16,10 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from bkn_common.events import decode_event
-from bkn_common.kafka import topic_partitions
-from bkn_common.kafka_connection import KafkaConnection, kafka_connection
-from bkn_common.rebuildable import Rebuildable, ReplayStore
+from bkn_common.contracts.events import decode_event
+from bkn_common.framework.rebuildable import Rebuildable, ReplayStore
+from bkn_common.infra.kafka import topic_partitions
+from bkn_common.infra.kafka_connection import KafkaConnection, kafka_connection
 
 
 @dataclass(frozen=True)

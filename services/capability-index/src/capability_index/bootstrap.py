@@ -9,8 +9,9 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from bkn_common.projection import ProjectionRunner
-from bkn_common.service import (
+from bkn_common.contracts.topics import projection_topics
+from bkn_common.framework.projection import ProjectionRunner
+from bkn_common.framework.service import (
     make_service_app,
     projection_ready,
     projection_runner,
@@ -18,7 +19,6 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import projection_topics
 from capability_index.adapters.embedders import embedder_from_setting
 from capability_index.domain.bm25f import load_scoring
 from capability_index.domain.tokenizer import warm as warm_tokenizer

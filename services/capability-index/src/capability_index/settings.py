@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic_settings import SettingsConfigDict
 
-from bkn_common.settings import CheckpointSettings
+from bkn_common.infra.settings import CheckpointSettings
 
 
 class CapabilityIndexSettings(CheckpointSettings):

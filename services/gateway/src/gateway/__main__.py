@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bkn_common.runtime import serve
+from bkn_common.framework.runtime import serve
 from gateway.bootstrap import build_app
 from gateway.settings import GatewaySettings
 

@@ -11,11 +11,11 @@ from redis.asyncio import Redis
 from starlette.exceptions import HTTPException
 from starlette.routing import Route
 
-from bkn_common.kafka import EventPublisher, make_broker
-from bkn_common.mesh_auth import signer_from
-from bkn_common.metrics import ServiceMetrics
-from bkn_common.redis import make_redis, redis_ready
-from bkn_common.service import connected_broker, make_service_app, service_telemetry
+from bkn_common.framework.service import connected_broker, make_service_app, service_telemetry
+from bkn_common.infra.kafka import EventPublisher, make_broker
+from bkn_common.infra.mesh_auth import signer_from
+from bkn_common.infra.metrics import ServiceMetrics
+from bkn_common.infra.redis import make_redis, redis_ready
 from gateway.adapters.action_submissions import RedisActionSubmissions
 from gateway.adapters.console_sessions import RedisConsoleSessions
 from gateway.adapters.idempotency import RedisIdempotency
@@ -25,7 +25,8 @@ from gateway.adapters.mesh_stats import HttpMeshStats
 from gateway.adapters.rate_limit import RedisRateLimiter
 from gateway.adapters.sessions import RedisSessionStore
 from gateway.adapters.trace_core import RemoteTraceCore
-from gateway.entrypoints import console, mcp_info, observability, openapi, openapi_kb, rest
+from gateway.entrypoints import mcp_info, observability, openapi, openapi_kb, rest
+from gateway.entrypoints.console import routes as console
 from gateway.entrypoints.mcp_http import McpEndpointApp, running, session_manager
 from gateway.entrypoints.mcp_server import build_server
 from gateway.service_layer.access import AccessChecker

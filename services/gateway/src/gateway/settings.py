@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import AliasChoices, Field
 from pydantic_settings import SettingsConfigDict
 
-from bkn_common.settings import ServiceSettings
+from bkn_common.infra.settings import ServiceSettings
 
 
 class GatewaySettings(ServiceSettings):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bkn_common.runtime import serve
+from bkn_common.framework.runtime import serve
 from knowledge_base.bootstrap import build_app
 from knowledge_base.settings import KnowledgeBaseSettings
 

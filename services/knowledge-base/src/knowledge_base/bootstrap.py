@@ -11,11 +11,11 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI
 
-from bkn_common import events as ev
-from bkn_common import heap
-from bkn_common.background import running
-from bkn_common.redis import make_redis, redis_ready
-from bkn_common.service import (
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.topics import projection_topics
+from bkn_common.framework import heap
+from bkn_common.framework.background import running
+from bkn_common.framework.service import (
     make_service_app,
     projection_ready,
     projection_runner,
@@ -23,7 +23,7 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import projection_topics
+from bkn_common.infra.redis import make_redis, redis_ready
 from knowledge_base.adapters.blas import limit_blas_threads
 from knowledge_base.adapters.embedder import EmbeddingsUnavailable, encoder_from_setting
 from knowledge_base.adapters.redis_store import RedisCursorStore, RedisRateLimiter

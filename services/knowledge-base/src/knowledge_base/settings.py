@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
-from bkn_common.settings import CheckpointSettings
+from bkn_common.infra.settings import CheckpointSettings
 
 
 class KnowledgeBaseSettings(CheckpointSettings):
@@ -41,7 +41,7 @@ class KnowledgeBaseSettings(CheckpointSettings):
     rate_limit_burst: int = Field(120, ge=1)
     """Per-account token bucket capacity."""
     # checkpoint_dir / checkpoint_interval_seconds (CheckpointSettings): the store's shared
-    # checkpoint (bkn_common.checkpoint) and, beside it, the content vectors (vectors.npz)
+    # checkpoint (bkn_common.framework.checkpoint) and, beside it, the content vectors (vectors.npz)
     redis_prefix: str | None = None
     """Redis key prefix (default ``bkn:<TOPIC_PREFIX>knowledge-base:``)."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bkn_common.runtime import serve
+from bkn_common.framework.runtime import serve
 from ontology_query.bootstrap import build_app
 from ontology_query.settings import OntologyQuerySettings
 

@@ -9,9 +9,10 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from bkn_common import heap
-from bkn_common.projection import ProjectionRunner
-from bkn_common.service import (
+from bkn_common.contracts.topics import projection_topics
+from bkn_common.framework import heap
+from bkn_common.framework.projection import ProjectionRunner
+from bkn_common.framework.service import (
     make_service_app,
     projection_ready,
     projection_runner,
@@ -19,7 +20,6 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import projection_topics
 from ontology_query.adapters.duckdb_engine import DuckDbEngine
 from ontology_query.entrypoints import actions_http, data_http, queries_http
 from ontology_query.entrypoints.http import router

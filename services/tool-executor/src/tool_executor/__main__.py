@@ -15,7 +15,7 @@ def main() -> None:
         raise SystemExit(check_sandbox_command(settings))
     if sys.argv[1:]:
         raise SystemExit(f"usage: {sys.argv[0]} [check-sandbox]")
-    from bkn_common.runtime import serve
+    from bkn_common.framework.runtime import serve
     from tool_executor.bootstrap import build_app
 
     serve(build_app(settings), settings)

@@ -11,11 +11,8 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from bkn_common.kafka import EventPublisher, make_broker
-from bkn_common.metrics import ServiceMetrics
-from bkn_common.provenance.keys import configured_keyring
-from bkn_common.redis import make_redis, redis_ready
-from bkn_common.service import (
+from bkn_common.contracts.topics import projection_topics
+from bkn_common.framework.service import (
     broker_ready,
     connected_broker,
     make_service_app,
@@ -25,7 +22,10 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import projection_topics
+from bkn_common.infra.kafka import EventPublisher, make_broker
+from bkn_common.infra.metrics import ServiceMetrics
+from bkn_common.infra.redis import make_redis, redis_ready
+from bkn_common.provenance.keys import configured_keyring
 from tool_executor.adapters.action_ledger import RedisActionLedger
 from tool_executor.adapters.bwrap_sandbox import BwrapSandbox
 from tool_executor.adapters.mcp_client import McpClient

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic_settings import SettingsConfigDict
 
-from bkn_common.settings import CheckpointSettings
+from bkn_common.infra.settings import CheckpointSettings
 
 
 class ToolExecutorSettings(CheckpointSettings):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from bkn_common.runtime import configure_logging, serve
+from bkn_common.framework.runtime import configure_logging, serve
 from trace_recorder.bootstrap import build_app
 from trace_recorder.service_layer.view_ports import SchemaTooNew, StoreUnavailable
 from trace_recorder.settings import TraceRecorderSettings

@@ -12,11 +12,9 @@ from functools import partial
 from aiokafka import TopicPartition
 from fastapi import FastAPI
 
-from bkn_common.background import running
-from bkn_common.kafka import EventPublisher, make_broker
-from bkn_common.provenance.keys import KeySet, configured_keyring
-from bkn_common.redis import make_redis, redis_ready
-from bkn_common.service import (
+from bkn_common.contracts.topics import projection_topics
+from bkn_common.framework.background import running
+from bkn_common.framework.service import (
     broker_ready,
     connected_broker,
     make_service_app,
@@ -26,7 +24,9 @@ from bkn_common.service import (
     service_telemetry,
     state_router,
 )
-from bkn_common.topics import projection_topics
+from bkn_common.infra.kafka import EventPublisher, make_broker
+from bkn_common.infra.redis import make_redis, redis_ready
+from bkn_common.provenance.keys import KeySet, configured_keyring
 from trace_recorder.adapters.redis_coordination import RedisCoordination
 from trace_recorder.entrypoints import observability
 from trace_recorder.entrypoints.http import install_trace_errors, router

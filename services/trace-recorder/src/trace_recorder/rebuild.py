@@ -17,9 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.events import EventRecord
-from bkn_common.rebuildable import Rebuildable
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import EventRecord
+from bkn_common.framework.rebuildable import Rebuildable
 from trace_recorder.adapters.sql_schema import LATEST
 from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.service_layer.view_ports import ReplayTarget

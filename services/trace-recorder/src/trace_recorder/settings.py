@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
-from bkn_common.settings import ServiceSettings
+from bkn_common.infra.settings import ServiceSettings
 from trace_recorder.service_layer.policy import Policy, PolicyFields
 
 

@@ -25,13 +25,13 @@ from aiokafka.admin import AIOKafkaAdminClient
 from fastapi import FastAPI
 from redis.asyncio import Redis
 
-from bkn_common.events import Event, encode_event
-from bkn_common.kafka import ensure_topics
-from bkn_common.keys import event_key
-from bkn_common.mesh_auth import MeshSigner
-from bkn_common.mesh_client import MeshAuth
-from bkn_common.projection import ProjectionRunner
-from bkn_common.topics import ALL_TOPICS, projection_topics, topic_for_event
+from bkn_common.contracts.events import Event, encode_event
+from bkn_common.contracts.keys import event_key
+from bkn_common.contracts.topics import ALL_TOPICS, projection_topics, topic_for_event
+from bkn_common.framework.projection import ProjectionRunner
+from bkn_common.infra.kafka import ensure_topics
+from bkn_common.infra.mesh_auth import MeshSigner
+from bkn_common.infra.mesh_client import MeshAuth
 from trace_recorder.bootstrap import CONSUMER, build_app
 from trace_recorder.service_layer.store import TraceStore
 from trace_recorder.service_layer.view_ports import TraceView

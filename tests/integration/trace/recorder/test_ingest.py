@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 
 pytestmark = pytest.mark.integration
 N = 4000

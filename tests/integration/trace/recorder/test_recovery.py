@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer
 
-from bkn_common import events as ev
-from bkn_common.digest import state_digest
-from bkn_common.events import decode_event
-from bkn_common.topics import TRACE
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event
+from bkn_common.contracts.topics import TRACE
+from bkn_common.framework.digest import state_digest
 
 pytestmark = pytest.mark.integration
 N = 30

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
-from bkn_common.mesh_auth import MeshSigner
+from bkn_common.infra.mesh_auth import MeshSigner
 from gateway.adapters.internal import HttpServices
 from gateway.adapters.trace_core import RemoteTraceCore
 from gateway.service_layer.ports import TraceCore

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bkn_common.events import (
+from bkn_common.contracts.events import (
     ActionTypeUpserted,
     ConceptGroupUpserted,
     DataColumn,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from bkn_common.events.network import ALL_OPERATORS
+from bkn_common.contracts.event_types.network import ALL_OPERATORS
 from clctl.bundle.models import (
     BindingsDoc,
     InstancesDoc,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from clctl.bundle.loader import Bundle
 from clctl.bundle.models import (
     BindingsDoc,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from bkn_common.events import SealedEntry
+from bkn_common.contracts.events import SealedEntry
 from bkn_common.provenance.canonical import canonical_hash, canonical_json
 
 KINDS = ("interaction.started", "operation.begun", "operation.completed", "execution.receipt",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from bkn_common.provenance.canonical import canonical_json
 from bkn_common.provenance.keys import KeySet, SigningKey, signature_problem
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.catalog_state import ToolEntry
+from bkn_common.contracts import events as ev
+from bkn_common.domain.catalog_state import ToolEntry
 
 FIELDS: tuple[str, ...] = ("name", "use_rule", "description", "params")
 """The fields a document is indexed in, in the order postings number them."""

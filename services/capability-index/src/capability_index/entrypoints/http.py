@@ -7,8 +7,8 @@ from typing import Literal
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from bkn_common import events as ev
-from bkn_common.http import json_response
+from bkn_common.contracts import events as ev
+from bkn_common.framework.http import json_response
 from capability_index.service_layer.projection import CapabilityIndex
 
 

@@ -7,10 +7,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.capability_view import described
-from bkn_common.catalog_state import CatalogState, capability_refs
-from bkn_common.rebuildable import Rebuildable
+from bkn_common.contracts import events as ev
+from bkn_common.domain.capability_view import described
+from bkn_common.domain.catalog_state import CatalogState, capability_refs
+from bkn_common.framework.rebuildable import Rebuildable
 from capability_index.domain.bm25f import Candidates
 from capability_index.domain.documents import skill_document, tool_document
 from capability_index.domain.embeddings import Embedder
@@ -98,7 +98,7 @@ class CapabilityIndex:
         self._refs[ref.key] = ref
         self._metadata[ref.key] = metadata_type
 
-    # -- checkpoint (bkn_common.checkpoint.Checkpointable) --------------------------------
+    # -- checkpoint (bkn_common.framework.checkpoint.Checkpointable) --------------------------------
     checkpoint_version = 2  # 2: the lexical index as flat term and posting tables
 
     def checkpoint_data(self) -> dict[str, object]:
@@ -220,4 +220,4 @@ REBUILDABLE = Rebuildable(
     open_store=lambda: nullcontext(CapabilityIndex()),
     default_url="http://127.0.0.1:30781",
 )
-"""The ``bkn.replay`` entry point: what `clctl replay capability-index` rebuilds (see bkn_common.rebuildable)."""
+"""The ``bkn.replay`` entry point: what `clctl replay capability-index` rebuilds (bkn_common.framework.rebuildable)."""

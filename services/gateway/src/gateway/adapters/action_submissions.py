@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from bkn_common.digest import canonical
+from bkn_common.framework.digest import canonical
 
 
 class RedisActionSubmissions:

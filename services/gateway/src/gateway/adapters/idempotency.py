@@ -19,7 +19,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.service_layer.ports import FINAL_STATES, Claim, upgraded
 
 log = logging.getLogger(__name__)

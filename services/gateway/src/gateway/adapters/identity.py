@@ -9,7 +9,7 @@ from typing import Any
 import jwt
 import yaml
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.domain.identity import (
     APP_KEY_PREFIX,
     OPERATOR,

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bkn_common.digest import canonical
+from bkn_common.framework.digest import canonical
 
 
 class MemoryActionSubmissions:

@@ -11,9 +11,9 @@ from typing import Any
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-from bkn_common import json_codec
-from bkn_common.errors import ApiError
-from bkn_common.http_pool import HttpPool
+from bkn_common.contracts import json_codec
+from bkn_common.contracts.errors import ApiError
+from bkn_common.infra.http_pool import HttpPool
 from gateway.service_layer.ports import InternalService
 
 REPLAY_COMMAND = "clctl replay {service} --verify"

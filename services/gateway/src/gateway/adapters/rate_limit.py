@@ -1,5 +1,5 @@
 """Token buckets per account and per account and tool, in Redis (the shared
-:mod:`bkn_common.token_bucket` script takes from both buckets of a call or from neither).
+:mod:`bkn_common.infra.token_bucket` script takes from both buckets of a call or from neither).
 
 A call takes one token from the account's bucket and one from the bucket of that account and
 tool, or none when either is empty; then the answer says how long until both have one. Keys
@@ -13,7 +13,7 @@ import logging
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from bkn_common.token_bucket import Bucket, RedisTokenBuckets
+from bkn_common.infra.token_bucket import Bucket, RedisTokenBuckets
 from gateway.service_layer.rate_limits import Admission, BucketRates
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from bkn_common.errors import ApiError
+from bkn_common.contracts.errors import ApiError
 from gateway.domain.context import CallContext
 from gateway.service_layer.ports import InternalService
 

@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.i18n import Language
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.i18n import Language
 from gateway.domain.errors import GatewayCode
 from gateway.domain.identity import Principal
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.domain.identity import Principal
 
 PROJECTION_SERVICES: tuple[str, ...] = (
     "capability-index", "tool-executor", "trace-recorder", "ontology-query", "knowledge-base")
-"""Every service that folds topics into a store (``bkn_common.topics.CONSUMER_TOPICS``)."""
+"""Every service that folds topics into a store (``bkn_common.contracts.topics.CONSUMER_TOPICS``)."""
 
 
 def may_read(principal: Principal, owner: str | None) -> bool:

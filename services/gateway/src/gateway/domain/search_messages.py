@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bkn_common.i18n import Language, register_messages, render_message
+from bkn_common.contracts.i18n import Language, register_messages, render_message
 
 NO_BINDINGS = "search.no_bindings"
 NO_MATCH = "search.no_match"

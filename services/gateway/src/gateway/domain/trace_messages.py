@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bkn_common.errors import ApiError
+from bkn_common.contracts.errors import ApiError
 from gateway.domain.errors import GatewayCode
 
 UNRECORDED_MARKER = {"available": False, "recorded": False, "code": "trace_core_unavailable"}

@@ -6,8 +6,8 @@ from typing import Literal
 
 from starlette.requests import Request
 
-from bkn_common.http import request_id
-from bkn_common.i18n import negotiate_language
+from bkn_common.contracts.i18n import negotiate_language
+from bkn_common.framework.http import request_id
 from gateway.domain.context import (
     HOST_CONVERSATION_HEADER,
     INVOCATION_HEADER,

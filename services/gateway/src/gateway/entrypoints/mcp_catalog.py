@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from bkn_common import json_codec
-from bkn_common.i18n import Language
-from bkn_common.toon import encode_toon
+from bkn_common.contracts import json_codec
+from bkn_common.contracts.i18n import Language
+from bkn_common.domain.toon import encode_toon
 from gateway.domain.context import RESPONSE_FORMATS, ResponseFormat
 from gateway.domain.inputs.base import ToolInput, described, localized_schema
 from gateway.service_layer.registry import ToolDefinition, ToolRegistry

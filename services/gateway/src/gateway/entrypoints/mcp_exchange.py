@@ -34,8 +34,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bkn_common.http import json_response
-from bkn_common.json_codec import loads
+from bkn_common.contracts.json_codec import loads
+from bkn_common.framework.http import json_response
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
-from bkn_common.errors import ApiError
-from bkn_common.http import error_response
+from bkn_common.contracts.errors import ApiError
+from bkn_common.framework.http import error_response
 from gateway.domain.errors import GatewayCode
 from gateway.domain.identity import Principal
 from gateway.entrypoints.auth import PRINCIPAL_STATE

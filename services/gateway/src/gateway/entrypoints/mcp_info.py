@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from bkn_common.i18n import negotiate_language
+from bkn_common.contracts.i18n import negotiate_language
 from gateway.entrypoints.mcp_catalog import Endpoint, listing
 from gateway.service_layer.ports import Authentication
 from gateway.service_layer.registry import ToolRegistry

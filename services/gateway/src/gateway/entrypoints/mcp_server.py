@@ -17,9 +17,9 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 from starlette.requests import Request
 
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.http import request_id, validation_error
-from bkn_common.i18n import Language, negotiate_language, render_message
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.i18n import Language, negotiate_language, render_message
+from bkn_common.framework.http import request_id, validation_error
 from gateway.domain.context import (
     HOST_CONVERSATION_META,
     INVOCATION_META,

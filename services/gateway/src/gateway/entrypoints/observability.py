@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
-from bkn_common.http import json_response, request_id, request_language
+from bkn_common.framework.http import json_response, request_id, request_language
 from gateway.service_layer.observability import Caller, Observability
 from gateway.service_layer.ports import Authentication
 

@@ -3,7 +3,7 @@
 Every tool the registry holds is one ``POST /api/agent-retrieval/v1/kn/<tool>`` operation: its
 request body is the tool's pydantic input model (the same model the MCP input schema comes
 from), ``kn_id`` / ``response_format`` are query parameters, the 200 body is the tool's output
-schema, and every refusal is the error envelope of ``bkn_common.errors``. A tool added to the
+schema, and every refusal is the error envelope of ``bkn_common.contracts.errors``. A tool added to the
 registry appears here without further work. ``GET /api/agent-retrieval/v1/openapi.json`` serves
 the document; ``docs/openapi.json`` is it for the default settings, snapshot-tested::
 
@@ -21,8 +21,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from bkn_common.errors import ErrorEnvelope
-from bkn_common.toon import TOON_MEDIA_TYPE
+from bkn_common.contracts.errors import ErrorEnvelope
+from bkn_common.domain.toon import TOON_MEDIA_TYPE
 from gateway.domain.context import HOST_CONVERSATION_HEADER, INVOCATION_HEADER, RESPONSE_FORMATS
 from gateway.domain.inputs.base import localized_schema
 from gateway.entrypoints.observability_openapi import TAG, observability_paths

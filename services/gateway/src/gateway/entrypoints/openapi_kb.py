@@ -11,9 +11,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
-from bkn_common.errors import ApiError
-from bkn_common.http import error_response, json_response, request_id, request_language, routing_error
-from bkn_common.openapi_errors import as_openapi_error
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.openapi_errors import as_openapi_error
+from bkn_common.framework.http import error_response, json_response, request_id, request_language, routing_error
 from gateway.entrypoints.auth import call_context
 from gateway.entrypoints.rest import outcome_headers
 from gateway.service_layer.deps import Deps
@@ -41,7 +41,7 @@ def _arguments(request: Request, names: tuple[str, ...]) -> dict[str, Any]:
 
 
 async def routing_refusal(request: Request, exc: Exception) -> Response:
-    """The router's 404/405 (``bkn_common.http.routing_error``): in this API's OpenAPI envelope
+    """The router's 404/405 (``bkn_common.framework.http.routing_error``): in this API's OpenAPI envelope
     under its paths, in the mesh envelope everywhere else on the gateway."""
     assert isinstance(exc, HTTPException)
     error = routing_error(request, exc)

@@ -7,10 +7,10 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from bkn_common import json_codec
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.http import json_response
-from bkn_common.toon import TOON_MEDIA_TYPE, encode_toon
+from bkn_common.contracts import json_codec
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.domain.toon import TOON_MEDIA_TYPE, encode_toon
+from bkn_common.framework.http import json_response
 from gateway.entrypoints.auth import call_context
 from gateway.service_layer.deps import Deps
 from gateway.service_layer.pipeline import ToolOutcome, call_tool

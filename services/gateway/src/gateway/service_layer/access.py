@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from bkn_common.errors import ApiError, ErrorCode, network_permission_error
+from bkn_common.contracts.errors import ApiError, ErrorCode, network_permission_error
 from gateway.domain.context import CallContext
 from gateway.service_layer.ports import InternalService
 

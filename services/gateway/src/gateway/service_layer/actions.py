@@ -17,10 +17,10 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.digest import canonical
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.i18n import Language
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.i18n import Language
+from bkn_common.framework.digest import canonical
 from gateway.domain.context import CallContext
 from gateway.domain.errors import GatewayCode
 from gateway.domain.inputs.actions import (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.domain import search_messages as msg
 from gateway.domain.context import CallContext
 from gateway.domain.errors import GatewayCode

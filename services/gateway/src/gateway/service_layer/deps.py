@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bkn_common.metrics import ToolCallMetrics
+from bkn_common.infra.metrics import ToolCallMetrics
 from gateway.service_layer.access import AccessChecker
 from gateway.service_layer.ports import (
     ActionSubmissions,

@@ -13,8 +13,8 @@ from urllib.parse import quote
 
 from pydantic import BaseModel
 
-from bkn_common.errors import ApiError
-from bkn_common.openapi_errors import OpenApiError, as_openapi_error
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.openapi_errors import OpenApiError, as_openapi_error
 from gateway.domain.context import CallContext
 from gateway.domain.inputs.knowledge_base import (
     ExpandGraphInput,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from bkn_common.i18n import Language
+from bkn_common.contracts.i18n import Language
 from gateway.domain.inputs.knowledge_base import (
     ExpandGraphInput,
     GetFileInput,

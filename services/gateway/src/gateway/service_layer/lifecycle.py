@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.domain.context import CallContext
 from gateway.domain.errors import GatewayCode
 from gateway.domain.inputs.lifecycle import FinishInteractionInput, StartInteractionInput

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bkn_common.i18n import Language
+from bkn_common.contracts.i18n import Language
 from gateway.domain.inputs.lifecycle import (
     FINISH_OUTCOMES,
     FinishInteractionInput,

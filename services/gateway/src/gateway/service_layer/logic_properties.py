@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.domain.context import CallContext
 from gateway.domain.inputs.logic_properties import GetLogicPropertiesInput
 from gateway.service_layer.deps import Deps

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bkn_common.i18n import Language
+from bkn_common.contracts.i18n import Language
 from gateway.domain.inputs.logic_properties import GetLogicPropertiesInput
 from gateway.service_layer import logic_properties
 from gateway.service_layer.registry import ToolDefinition

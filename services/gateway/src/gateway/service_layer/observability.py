@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.i18n import Language
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.i18n import Language
 from gateway.domain.identity import Principal
 from gateway.domain.observability import (
     evidence_chain,

@@ -18,10 +18,10 @@ from opentelemetry.propagate import extract
 from opentelemetry.trace import Span, StatusCode
 from pydantic import BaseModel, ValidationError
 
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.http import validation_error
-from bkn_common.metrics import UNKNOWN_TOOL
-from bkn_common.span_scope import (
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.framework.http import validation_error
+from bkn_common.infra.metrics import UNKNOWN_TOOL
+from bkn_common.infra.span_scope import (
     CONVERSATION_ATTRIBUTE,
     INTERACTION_ATTRIBUTE,
     OPERATION_ATTRIBUTE,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bkn_common import events as ev
-from bkn_common.i18n import Language
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.i18n import Language
 from gateway.domain.context import CallContext
 from gateway.domain.identity import Principal
 

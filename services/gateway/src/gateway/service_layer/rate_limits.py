@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Protocol
 
-from bkn_common.errors import ApiError
+from bkn_common.contracts.errors import ApiError
 from gateway.domain.errors import GatewayCode
 
 

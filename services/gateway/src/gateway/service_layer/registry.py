@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from bkn_common.errors import ApiError
-from bkn_common.i18n import Language
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.i18n import Language
 from gateway.domain.context import CallContext
 
 ToolKind = Literal["read", "execution", "lifecycle"]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from bkn_common.i18n import Language
+from bkn_common.contracts.i18n import Language
 from gateway.domain.inputs.skills import (
     ExecuteSkillInput,
     ListSkillsInput,

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bkn_common import json_codec
+from bkn_common.contracts import json_codec
 
 
 class MemoryCursorStore:

@@ -1,5 +1,5 @@
 """Redis adapters: search cursors (JSON with a TTL) and the per-account token bucket (the
-shared :mod:`bkn_common.token_bucket` script, one bucket per account)."""
+shared :mod:`bkn_common.infra.token_bucket` script, one bucket per account)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from bkn_common import json_codec
-from bkn_common.token_bucket import Bucket, RedisTokenBuckets
+from bkn_common.contracts import json_codec
+from bkn_common.infra.token_bucket import Bucket, RedisTokenBuckets
 
 
 class RedisCursorStore:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bkn_common.i18n import register_messages
-from bkn_common.openapi_errors import OpenApiCode, OpenApiError
+from bkn_common.contracts.i18n import register_messages
+from bkn_common.contracts.openapi_errors import OpenApiCode, OpenApiError
 
 STALE_CURSOR = "stale_cursor"
 INVALID_CURSOR = "invalid_cursor"

@@ -11,8 +11,8 @@ import hashlib
 import posixpath
 from dataclasses import dataclass, field
 
-from bkn_common.kb_links import LinkRef, LinkResolver, is_navigation_name
-from bkn_common.kb_source import derive_metadata, is_page, parse_source
+from bkn_common.domain.kb_links import LinkRef, LinkResolver, is_navigation_name
+from bkn_common.domain.kb_source import derive_metadata, is_page, parse_source
 from knowledge_base.domain.files import KbFile, graph_path, source_file_id
 from knowledge_base.domain.navigation import navigation_files
 from knowledge_base.domain.relations import Relation, compute_relations

@@ -2,7 +2,7 @@
 
 Routes only translate: query parameters become a handler call for the account in
 ``X-BKN-Account``. Every call takes a token from the account's bucket first. Answers are
-encoded with orjson (``bkn_common.json_codec``), not FastAPI's generic encoder (a search answer
+encoded with orjson (``bkn_common.contracts.json_codec``), not FastAPI's generic encoder (a search answer
 of 10 items cost 1 ms there).
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request, Response
 
-from bkn_common.http import json_response, request_language
-from bkn_common.openapi_errors import OpenApiCode, OpenApiError
+from bkn_common.contracts.openapi_errors import OpenApiCode, OpenApiError
+from bkn_common.framework.http import json_response, request_language
 from knowledge_base.domain import errors
 from knowledge_base.service_layer import reading
 from knowledge_base.service_layer.ports import RateLimiter

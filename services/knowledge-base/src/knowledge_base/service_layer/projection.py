@@ -12,8 +12,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.rebuildable import Rebuildable
+from bkn_common.contracts import events as ev
+from bkn_common.framework.rebuildable import Rebuildable
 from knowledge_base.domain.view import BaseView, ParsedCache, build_view
 
 KEEP_VERSIONS = 2

@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from bkn_common.i18n import Language, register_messages, render_message
-from bkn_common.openapi_errors import OpenApiCode, OpenApiError
+from bkn_common.contracts.i18n import Language, register_messages, render_message
+from bkn_common.contracts.openapi_errors import OpenApiCode, OpenApiError
 from knowledge_base.domain import errors
 from knowledge_base.domain.files import Actions
 from knowledge_base.domain.search import (

@@ -8,7 +8,7 @@ maps it onto the shared envelope::
     ApiError(err.code, 404 if err.code in NOT_FOUND_CODES else 400,
              params=err.params, details=err.details)
 
-(each code is registered in the ``bkn_common.i18n`` catalogue with templates that print the
+(each code is registered in the ``bkn_common.contracts.i18n`` catalogue with templates that print the
 pre-rendered ``params``, because one code covers several sentences).
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from bkn_common.i18n import Language, register_messages
+from bkn_common.contracts.i18n import Language, register_messages
 
 _PREFIX = "OntologyQuery.KnowledgeNetwork"
 
@@ -27,7 +27,7 @@ _PREFIX = "OntologyQuery.KnowledgeNetwork"
 class QueryErrorCode(StrEnum):
     """Codes of the query engine's refusals (``DomainError.code``), in the upstream's
     ``OntologyQuery.KnowledgeNetwork.*`` naming; ``INVALID_TYPE_PATH`` is the code the subgraph
-    spec names. The envelope's generic codes are ``bkn_common.errors.ErrorCode``."""
+    spec names. The envelope's generic codes are ``bkn_common.contracts.errors.ErrorCode``."""
 
     INVALID_TYPE_PATH = f"{_PREFIX}.InvalidParameter.TypePath"
     INVALID_PATH_LENGTH = f"{_PREFIX}.InvalidParameter.PathLength"
@@ -190,7 +190,7 @@ class DomainError(Exception):
 
     @property
     def params(self) -> dict[str, str]:
-        """Message parameters for ``bkn_common.errors.ApiError`` (both languages rendered)."""
+        """Message parameters for ``bkn_common.contracts.errors.ApiError`` (both languages rendered)."""
         return {"message_zh": self.message("zh-CN"), "message_en": self.message("en-US")}
 
     def __repr__(self) -> str:

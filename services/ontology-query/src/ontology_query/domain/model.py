@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from bkn_common.events.network import ALL_OPERATORS, PropertyType
+from bkn_common.contracts.event_types.network import ALL_OPERATORS, PropertyType
 
 __all__ = [
     "OPERATORS",

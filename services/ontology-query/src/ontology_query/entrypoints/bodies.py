@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from bkn_common.http import request_language
+from bkn_common.framework.http import request_language
 from ontology_query.service_layer.guidance import PermissionRequest
 from ontology_query.service_layer.permissions import Caller
 

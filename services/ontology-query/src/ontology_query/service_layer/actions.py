@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
-from bkn_common.i18n import register_messages
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.i18n import register_messages
 from ontology_query.domain.model import ObjectType
 from ontology_query.domain.store import OntologyStore
 from ontology_query.service_layer.identities import canonical_identity, find_instance, identity_text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bkn_common.i18n import register_messages
+from bkn_common.contracts.i18n import register_messages
 
 register_messages({
     "sql_syntax_error": {

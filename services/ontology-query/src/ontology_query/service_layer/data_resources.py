@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
 from ontology_query.service_layer import data_messages as _messages  # noqa: F401  (registers)
 from ontology_query.service_layer.data_ports import TableSpec
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
 from ontology_query.domain.sql_guard import SqlRefused, check_sql
 from ontology_query.service_layer import data_messages as _messages  # noqa: F401  (registers)
 from ontology_query.service_layer.data_ports import EngineError, QueryTimedOut, SqlEngine

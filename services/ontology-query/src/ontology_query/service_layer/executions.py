@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
-from bkn_common.i18n import register_messages
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.i18n import register_messages
 
 TERMINAL = frozenset({"completed", "failed"})
 EXECUTION_NOT_FOUND = "action_execution_not_found"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from bkn_common.i18n import Language
+from bkn_common.contracts.i18n import Language
 from ontology_query.service_layer.type_policy import (
     MASK,
     READ_OPERATION,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ontology_query.domain import ObjectInstance, ObjectType, OntologyStore
+from ontology_query.domain.model import ObjectInstance, ObjectType
+from ontology_query.domain.store import OntologyStore
 from ontology_query.service_layer.refusals import invalid_identity
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bkn_common import events as ev
-from ontology_query.domain import ObjectInstance
+from bkn_common.contracts import events as ev
+from ontology_query.domain.model import ObjectInstance
 from ontology_query.service_layer.refusals import definition_invalid
 from ontology_query.service_layer.type_policy import PropertyRule
 

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
-from bkn_common.i18n import render_message
-from ontology_query.domain import ObjectInstance, ObjectType
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.i18n import render_message
 from ontology_query.domain.metrics import AGGREGATES, Metric, Window, compute_metric
+from ontology_query.domain.model import ObjectInstance, ObjectType
 from ontology_query.domain.values import normalize
 from ontology_query.service_layer.identities import canonical_identity, find_instance, identity_text
 from ontology_query.service_layer.logic_operators import operator_arguments, operator_of

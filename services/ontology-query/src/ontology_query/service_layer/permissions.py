@@ -12,11 +12,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bkn_common.access import NetworkAccess
-from bkn_common.errors import ApiError
-from bkn_common.i18n import Language, register_messages
-from ontology_query.domain import DomainError, ObjectInstance, ObjectType, OntologyStore
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.i18n import Language, register_messages
+from bkn_common.domain.access import NetworkAccess
 from ontology_query.domain.conditions import bind_condition
+from ontology_query.domain.errors import DomainError
+from ontology_query.domain.model import ObjectInstance, ObjectType
+from ontology_query.domain.store import OntologyStore
 from ontology_query.service_layer.guidance import (
     PermissionRequest,
     denied_guidance,

@@ -6,10 +6,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.access import NetworkAccess
-from bkn_common.catalog_state import from_ref_table, ref_table
-from bkn_common.rebuildable import Rebuildable
+from bkn_common.contracts import events as ev
+from bkn_common.domain.access import NetworkAccess
+from bkn_common.domain.catalog_state import from_ref_table, ref_table
+from bkn_common.framework.rebuildable import Rebuildable
 from ontology_query.domain.model import (
     DataProperty,
     ObjectInstance,
@@ -92,7 +92,7 @@ class OntologyState:
     def extras(self, kn_id: str) -> NetworkSchemaExtras:
         return self.schema.setdefault(kn_id, NetworkSchemaExtras())
 
-    # -- checkpoint (bkn_common.checkpoint.Checkpointable) --------------------------------
+    # -- checkpoint (bkn_common.framework.checkpoint.Checkpointable) --------------------------------
     checkpoint_version = 2  # 2: data resources, grants and network update times
 
     def checkpoint_data(self) -> dict[str, Any]:
@@ -187,4 +187,4 @@ REBUILDABLE = Rebuildable(
     open_store=lambda: nullcontext(OntologyState()),
     default_url="http://127.0.0.1:30784",
 )
-"""The ``bkn.replay`` entry point: what `clctl replay ontology-query` rebuilds (see bkn_common.rebuildable)."""
+"""The ``bkn.replay`` entry point: what `clctl replay ontology-query` rebuilds (bkn_common.framework.rebuildable)."""

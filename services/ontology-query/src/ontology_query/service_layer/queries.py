@@ -14,18 +14,14 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from bkn_common.errors import ApiError
-from ontology_query.domain import (
-    DomainError,
-    ObjectType,
-    QueryErrorCode,
-    explore_subgraph,
-    query_instance_subgraph,
-    query_object_instance,
-)
+from bkn_common.contracts.errors import ApiError
 from ontology_query.domain.conditions import bind_condition
-from ontology_query.domain.instances import require_object_type
+from ontology_query.domain.errors import DomainError, QueryErrorCode
+from ontology_query.domain.explore import explore_subgraph
+from ontology_query.domain.instances import query_object_instance, require_object_type
+from ontology_query.domain.model import ObjectType
 from ontology_query.domain.results import Subgraph
+from ontology_query.domain.subgraph import query_instance_subgraph
 from ontology_query.domain.type_paths import resolve_type_path
 from ontology_query.service_layer.permissions import Caller, CallerPolicy
 from ontology_query.service_layer.projection import OntologyState

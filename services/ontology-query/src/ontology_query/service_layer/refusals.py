@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.i18n import register_messages
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.i18n import register_messages
 from ontology_query.domain.errors import NOT_FOUND_CODES, DomainError
 from ontology_query.domain.instances import require_object_type
 from ontology_query.domain.model import ObjectType

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 
 ConceptKind = Literal["object_type", "relation_type", "action_type", "metric"]
 KIND_KEYS: dict[ConceptKind, str] = {

@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
-from bkn_common.i18n import register_messages
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.i18n import register_messages
 from ontology_query.service_layer.projection import NetworkSchemaExtras, OntologyState
 from ontology_query.service_layer.refusals import require_network
 from ontology_query.service_layer.schema_search import (

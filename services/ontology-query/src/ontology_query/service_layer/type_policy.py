@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bkn_common.access import NetworkAccess
-from bkn_common.events import ResourceGrant
+from bkn_common.contracts.events import ResourceGrant
+from bkn_common.domain.access import NetworkAccess
 from ontology_query.domain.conditions import Condition, Leaf, Logical, parse_condition
 
 READ_OPERATION = "view_detail"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 
 
 class MemoryReceiptJournal:

@@ -4,7 +4,7 @@ an aiohttp session belongs to the running event loop).
 aiohttp, not httpx: the upstream call is on every managed execution's path, and an aiohttp
 call costs about a third of an httpx one in CPU (gateway/adapters/internal.py measured its
 hops: 0.56 ms against 1.54 ms, client and server); a JSON answer is parsed with
-``bkn_common.json_codec`` (orjson, every digit of a long integer kept). Query values and the
+``bkn_common.contracts.json_codec`` (orjson, every digit of a long integer kept). Query values and the
 JSON body are encoded as httpx encoded them (``true``/``false``, an empty value for None, one
 pair per list item, ``+`` for a space; compact UTF-8 JSON), so an upstream sees the same
 request.
@@ -20,8 +20,8 @@ from urllib.parse import urlencode
 import aiohttp
 from yarl import URL
 
-from bkn_common import json_codec
-from bkn_common.http_pool import HttpPool
+from bkn_common.contracts import json_codec
+from bkn_common.infra.http_pool import HttpPool
 from tool_executor.domain.openapi import HttpRequestPlan
 from tool_executor.service_layer.ports import UpstreamResponse, UpstreamTimeout, UpstreamUnreachable
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from redis.asyncio import Redis
 
-from bkn_common import events as ev
-from bkn_common.events import decode_event, encode_event
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import decode_event, encode_event
 
 ENTRY_TTL_SECONDS = 7 * 24 * 3600  # a safety net: open entries are recovered long before
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from bkn_common import events as ev
-from bkn_common.capability_view import TRANSPORT_HEADERS
+from bkn_common.contracts import events as ev
+from bkn_common.domain.capability_view import TRANSPORT_HEADERS
 
 
 @dataclass(frozen=True)

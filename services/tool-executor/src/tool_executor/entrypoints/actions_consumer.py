@@ -17,12 +17,12 @@ import logging
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
-from bkn_common import events as ev
-from bkn_common.dead_letter import dead_letter
-from bkn_common.events import PoisonMessage, decode_event
-from bkn_common.kafka_connection import KafkaConnection
-from bkn_common.settings import ServiceSettings
-from bkn_common.topics import ACTIONS, dead_letter_topic
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import PoisonMessage, decode_event
+from bkn_common.contracts.topics import ACTIONS, dead_letter_topic
+from bkn_common.infra.dead_letter import dead_letter
+from bkn_common.infra.kafka_connection import KafkaConnection
+from bkn_common.infra.settings import ServiceSettings
 from tool_executor.service_layer.actions import ActionRunner
 
 log = logging.getLogger(__name__)

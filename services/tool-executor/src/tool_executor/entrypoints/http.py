@@ -1,5 +1,5 @@
 """Internal HTTP API of tool-executor (called by the gateway; the caller comes in the signed
-X-BKN-Account, checked by ``bkn_common.mesh_http.MeshGuard`` before any route runs)."""
+X-BKN-Account, checked by ``bkn_common.infra.mesh_http.MeshGuard`` before any route runs)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from bkn_common import events as ev
-from bkn_common.http import json_response, request_language
+from bkn_common.contracts import events as ev
+from bkn_common.framework.http import json_response, request_language
 from tool_executor.service_layer.catalog_view import list_mounted, resolve
 from tool_executor.service_layer.execution import ExecuteCommand, ToolExecutor
 from tool_executor.service_layer.skills import SkillService

@@ -38,9 +38,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError
-from bkn_common.i18n import render_message
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.i18n import render_message
 from tool_executor.domain.actions import STARTED, CallOutcome
 from tool_executor.service_layer.execution import ExecuteCommand, ToolExecutor
 from tool_executor.service_layer.ports import ActionLedger, ReceiptSink

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.capability_view import described
+from bkn_common.contracts import events as ev
+from bkn_common.domain.capability_view import described
 from tool_executor.service_layer.projection import FactoryState
 
 

@@ -19,9 +19,10 @@ from typing import Any
 
 from opentelemetry import trace
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.i18n import DEFAULT_LANGUAGE, Language
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.event_types.execution import Outcome
+from bkn_common.contracts.i18n import DEFAULT_LANGUAGE, Language
 from tool_executor.domain.arguments import arguments_hash, split_transport_fields
 from tool_executor.domain.errors import ExecCode
 from tool_executor.domain.openapi import MissingParameters, plan_request
@@ -71,7 +72,7 @@ def execution_headers(receipt_id: str, invocation_id: str | None) -> dict[str, s
 @dataclass
 class ExecutionOutcome:
     receipt_id: str
-    outcome: ev.execution.Outcome
+    outcome: Outcome
     status_code: int | None
     body: Any
     latency_ms: float
@@ -183,7 +184,7 @@ class ToolExecutor:
     async def _dispatch(
         self, ref: ev.CapabilityRef, arguments: dict[str, Any], proxy_id: str, language: Language,
         headers: dict[str, str],
-    ) -> tuple[int | None, Any, ev.execution.Outcome, str]:
+    ) -> tuple[int | None, Any, Outcome, str]:
         """(status, body, outcome, the answer's response_hash)."""
         if ref.capability_type == "mcp_tool":
             return _hashed(await self._call_mcp(ref, arguments))
@@ -198,7 +199,7 @@ class ToolExecutor:
     async def _call_openapi(
         self, box: ev.ToolboxUpserted, op: ev.OpenApiOperation, arguments: dict[str, Any], proxy_id: str,
         headers: dict[str, str],
-    ) -> tuple[int | None, Any, ev.execution.Outcome, str]:
+    ) -> tuple[int | None, Any, Outcome, str]:
         try:
             plan = plan_request(box.server_url or "", op, arguments)
         except MissingParameters as exc:
@@ -213,12 +214,12 @@ class ToolExecutor:
             raise ApiError(ExecCode.UPSTREAM_TIMEOUT, 504, params={"seconds": box.timeout_seconds}) from exc
         except UpstreamUnreachable as exc:
             raise _upstream_unreachable(box.id, exc.error) from exc
-        outcome: ev.execution.Outcome = "succeeded" if response.status_code < 400 else "tool_error"
+        outcome: Outcome = "succeeded" if response.status_code < 400 else "tool_error"
         return response.status_code, response.body, outcome, response_hash(response.body, response.raw)
 
     async def _call_mcp(
         self, ref: ev.CapabilityRef, arguments: dict[str, Any]
-    ) -> tuple[int | None, Any, ev.execution.Outcome]:
+    ) -> tuple[int | None, Any, Outcome]:
         server = self.state.catalog.servers[ref.owner_id or ""]
         tool = next(t for t in server.tools if t.id == ref.capability_id)
         try:
@@ -238,7 +239,7 @@ class ToolExecutor:
 
     async def _call_function(
         self, code: ev.FunctionCode, arguments: dict[str, Any], language: Language
-    ) -> tuple[int | None, Any, ev.execution.Outcome]:
+    ) -> tuple[int | None, Any, Outcome]:
         limits = replace(self._limits, cpu_seconds=code.cpu_seconds, memory_mb=code.memory_mb,
                          wall_seconds=code.wall_seconds, allow_network=code.allow_network)
         result = await self._sandbox.run_function(code.source, code.handler, arguments, limits)
@@ -255,7 +256,7 @@ class ToolExecutor:
         proxy_id: str,
         arguments: dict[str, Any],
         ignored: list[str],
-        outcome: ev.execution.Outcome,
+        outcome: Outcome,
         status: int | None,
         *,
         started: float,
@@ -297,11 +298,11 @@ def _upstream_unreachable(owner_id: str, exc: BaseException) -> ApiError:
     )
 
 
-def _hashed(answer: tuple[int | None, Any, ev.execution.Outcome]) -> tuple[int | None, Any, ev.execution.Outcome, str]:
+def _hashed(answer: tuple[int | None, Any, Outcome]) -> tuple[int | None, Any, Outcome, str]:
     """An MCP or function tool's answer with its response_hash (of the result's canonical JSON)."""
     status, body, outcome = answer
     return status, body, outcome, response_hash(body, None)
 
 
-def _failure_outcome(exc: ApiError) -> ev.execution.Outcome:
+def _failure_outcome(exc: ApiError) -> Outcome:
     return "timeout" if exc.code == ExecCode.UPSTREAM_TIMEOUT else "upstream_error"

@@ -1,13 +1,13 @@
 """Execution authorisation: whether an account may act on a network, and whether a
 capability may run there now (mounted, the network's proxy synced, the lifecycle gate of
-``bkn_common.catalog_state`` passed). Every execution passes these checks first
+``bkn_common.domain.catalog_state`` passed). Every execution passes these checks first
 (:class:`~tool_executor.service_layer.execution.ToolExecutor` and the action runner); a
-refusal is an :class:`~bkn_common.errors.ApiError` in the error envelope."""
+refusal is an :class:`~bkn_common.contracts.errors.ApiError` in the error envelope."""
 
 from __future__ import annotations
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError, network_permission_error
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError, network_permission_error
 from tool_executor.domain.errors import ExecCode
 from tool_executor.service_layer.projection import FactoryState
 

@@ -1,7 +1,7 @@
 """What tool-executor's handlers need from the outside, as ports (adapters in ``adapters/``,
 wired in ``bootstrap.py``; each port with state has one contract suite in ``tests/contracts/``).
 
-- :class:`ReceiptSink`: Kafka (``bkn_common.kafka.EventPublisher``);
+- :class:`ReceiptSink`: Kafka (``bkn_common.infra.kafka.EventPublisher``);
 - :class:`ReceiptJournal`: Redis (``adapters/receipt_journal.py``), memory
   (``adapters/memory_receipt_journal.py``);
 - :class:`ActionLedger`: Redis (``adapters/action_ledger.py``), memory
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from tool_executor.domain.actions import CallOutcome
 from tool_executor.domain.openapi import HttpRequestPlan
 

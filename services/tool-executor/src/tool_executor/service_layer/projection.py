@@ -8,10 +8,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.access import NetworkAccess
-from bkn_common.catalog_state import CatalogState
-from bkn_common.rebuildable import Rebuildable
+from bkn_common.contracts import events as ev
+from bkn_common.domain.access import NetworkAccess
+from bkn_common.domain.catalog_state import CatalogState
+from bkn_common.framework.rebuildable import Rebuildable
 
 Refs = list[ev.CapabilityRef]
 GatedMounts = tuple[int, Refs, Refs, Refs]  # catalogue version, mounted, filtered, passing
@@ -35,7 +35,7 @@ class FactoryState:
     def snapshot(self) -> dict[str, object]:
         return {**self.catalog.snapshot(), **self.access.snapshot()}
 
-    # -- checkpoint (bkn_common.checkpoint.Checkpointable) --------------------------------
+    # -- checkpoint (bkn_common.framework.checkpoint.Checkpointable) --------------------------------
     checkpoint_version = 1
 
     def checkpoint_data(self) -> dict[str, object]:
@@ -53,4 +53,4 @@ REBUILDABLE = Rebuildable(
     open_store=lambda: nullcontext(FactoryState()),
     default_url="http://127.0.0.1:30782",
 )
-"""The ``bkn.replay`` entry point: what `clctl replay tool-executor` rebuilds (see bkn_common.rebuildable)."""
+"""The ``bkn.replay`` entry point: what `clctl replay tool-executor` rebuilds (bkn_common.framework.rebuildable)."""

@@ -20,8 +20,8 @@ import contextlib
 import logging
 import time
 
-from bkn_common import events as ev
-from bkn_common.background import BackgroundTasks
+from bkn_common.contracts import events as ev
+from bkn_common.framework.background import BackgroundTasks
 from tool_executor.service_layer.ports import ReceiptJournal, ReceiptSink
 
 log = logging.getLogger(__name__)

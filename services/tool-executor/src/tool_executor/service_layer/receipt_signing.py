@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bkn_common import events as ev
+from bkn_common.contracts import events as ev
 from bkn_common.provenance.canonical import canonical_json, sha256_of
 from bkn_common.provenance.keys import Keyring
 from bkn_common.provenance.receipts import sign_receipt

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from bkn_common import events as ev
-from bkn_common.i18n import Language, render_message
+from bkn_common.contracts.event_types.execution import Outcome
+from bkn_common.contracts.i18n import Language, render_message
 from tool_executor.domain.sandbox import SandboxLimits, SandboxReason, SandboxResult, failure_reason
 
 STDERR_TAIL = 2000
@@ -49,7 +49,7 @@ def sandbox_error(reason: str, limits: SandboxLimits, language: Language, **para
 
 def function_outcome(
     result: SandboxResult, limits: SandboxLimits, language: Language
-) -> tuple[Any, ev.execution.Outcome]:
+) -> tuple[Any, Outcome]:
     """The body and outcome of a function tool's finished (not timed-out) run."""
     reason = failure_reason(result)
     if reason is None and result.stdout_truncated:

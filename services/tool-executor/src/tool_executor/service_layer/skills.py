@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.i18n import DEFAULT_LANGUAGE, Language
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.i18n import DEFAULT_LANGUAGE, Language
 from tool_executor.domain.errors import ExecCode
 from tool_executor.domain.sandbox import SandboxLimits, SandboxReason, failure_reason
 from tool_executor.service_layer.execution_authorisation import ExecutionAuthorisation

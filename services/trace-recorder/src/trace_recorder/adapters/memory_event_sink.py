@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bkn_common.events import Event
+from bkn_common.contracts.events import Event
 
 
 class MemoryEventSink:

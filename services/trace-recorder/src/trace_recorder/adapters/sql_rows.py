@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from bkn_common import json_codec
-from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
+from bkn_common.contracts import json_codec
+from bkn_common.infra.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Seal, Span
 
 _JSON = {"result", "attributes", "source_refs", "record", "entries"}

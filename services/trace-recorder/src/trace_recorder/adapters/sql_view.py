@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from dataclasses import asdict, replace
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.digest import state_digest
-from bkn_common.events import EventRecord
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import EventRecord
+from bkn_common.framework.digest import state_digest
 from trace_recorder.adapters import sql_search
 from trace_recorder.adapters.sql_dialect import SqlDialect
 from trace_recorder.adapters.sql_rows import (

@@ -1,5 +1,5 @@
 """Internal HTTP API of trace-recorder (called by the gateway; the caller in the signed
-X-BKN-Account, checked by ``bkn_common.mesh_http.MeshGuard`` before any route runs)."""
+X-BKN-Account, checked by ``bkn_common.infra.mesh_http.MeshGuard`` before any route runs)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from fastapi import APIRouter, FastAPI, Header, Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette.responses import Response
 
-from bkn_common.errors import ApiError
-from bkn_common.http import error_response, json_response
+from bkn_common.contracts.errors import ApiError
+from bkn_common.framework.http import error_response, json_response
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.service_layer.health import Health
 from trace_recorder.service_layer.interactions import FinishCommand, Lifecycle, StartCommand

@@ -11,8 +11,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header
 from starlette.responses import Response
 
-from bkn_common.errors import ApiError
-from bkn_common.http import json_response
+from bkn_common.contracts.errors import ApiError
+from bkn_common.framework.http import json_response
 from bkn_common.provenance.keys import KeySet
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.service_layer.bundle import interaction_bundle

@@ -29,7 +29,7 @@ import contextlib
 import logging
 import time
 
-from bkn_common.events import OperationRecorded, decode_event, encode_event
+from bkn_common.contracts.events import OperationRecorded, decode_event, encode_event
 from trace_recorder.domain.model import Operation
 from trace_recorder.service_layer.keys import Keys
 from trace_recorder.service_layer.ports import CoordinationUnavailable, Deferred

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from bkn_common import events as ev
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.domain.model import Interaction, Operation
 from trace_recorder.domain.rules import (

@@ -8,7 +8,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from bkn_common.events import Event
+from bkn_common.contracts.events import Event
 
 
 class EventSink(Protocol):

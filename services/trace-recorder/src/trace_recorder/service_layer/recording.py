@@ -11,8 +11,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bkn_common.errors import ApiError
-from bkn_common.events import Event, decode_event, encode_event
+from bkn_common.contracts.errors import ApiError
+from bkn_common.contracts.events import Event, decode_event, encode_event
 from trace_recorder.domain.errors import TraceCode
 from trace_recorder.service_layer.keys import Keys
 from trace_recorder.service_layer.policy import Policy

@@ -19,8 +19,8 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
-from bkn_common import events as ev
-from bkn_common.events import EventRecord
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import EventRecord
 from bkn_common.provenance.chain import entry, extend, genesis, seal_payload
 from bkn_common.provenance.keys import Keyring
 from trace_recorder.service_layer.chain_records import chain_records

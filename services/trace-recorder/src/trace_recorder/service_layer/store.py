@@ -18,10 +18,10 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from bkn_common import events as ev
-from bkn_common.digest import state_digest
-from bkn_common.events import EventRecord
-from bkn_common.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
+from bkn_common.contracts import events as ev
+from bkn_common.contracts.events import EventRecord
+from bkn_common.framework.digest import state_digest
+from bkn_common.infra.span_scope import INTERACTION_ATTRIBUTE, OPERATION_ATTRIBUTE
 from trace_recorder.domain.model import (
     Conversation,
     Evidence,
@@ -384,7 +384,7 @@ class TraceStore:
 
     def digest(self) -> str:
         """The overall sha256 ``clctl replay --verify`` compares (canonical sorted-key JSON of
-        every :meth:`snapshot` section; see ``bkn_common.digest``)."""
+        every :meth:`snapshot` section; see ``bkn_common.framework.digest``)."""
         result: str = state_digest(self.snapshot())["sha256"]
         return result
 

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bkn_common.events import Event, EventRecord
+from bkn_common.contracts.events import Event, EventRecord
 from trace_recorder.domain.model import Conversation, Evidence, Interaction, Operation, Receipt, Seal, Span
 from trace_recorder.service_layer.search import TraceQuery
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 
 
 def one_of(canonical: str, canonical_value: Any, legacy: str, legacy_value: Any) -> Any:

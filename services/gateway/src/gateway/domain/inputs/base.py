@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bkn_common.i18n import Language
+from bkn_common.contracts.i18n import Language
 
 
 class ToolInput(BaseModel):

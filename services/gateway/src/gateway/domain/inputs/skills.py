@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bkn_common.errors import ApiError, ErrorCode
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from gateway.domain.inputs.aliases import alias_text, one_of
 from gateway.domain.inputs.base import ToolInput, described
 

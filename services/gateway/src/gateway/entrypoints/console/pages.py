@@ -9,7 +9,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.responses import HTMLResponse
 
-from bkn_common.i18n import Language
+from bkn_common.contracts.i18n import Language
 from gateway.entrypoints.console.texts import translator
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "

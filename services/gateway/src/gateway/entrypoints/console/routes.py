@@ -17,9 +17,9 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
-from bkn_common.errors import ApiError, ErrorCode
-from bkn_common.http import json_response, request_id, request_language
-from bkn_common.i18n import Language
+from bkn_common.contracts.errors import ApiError, ErrorCode
+from bkn_common.contracts.i18n import Language
+from bkn_common.framework.http import json_response, request_id, request_language
 from gateway.domain.timeline import timeline
 from gateway.entrypoints.console.pages import CSP, HEADERS, Pages
 from gateway.entrypoints.console.texts import translator

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bkn_common.i18n import Language
+from bkn_common.contracts.i18n import Language
 
 TEXTS: dict[str, tuple[str, str]] = {  # key: (en-US, zh-CN)
     "title": ("Context Loader trace console", "Context Loader 追踪控制台"),
