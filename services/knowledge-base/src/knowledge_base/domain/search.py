@@ -41,6 +41,7 @@ EVIDENCE = {"path": "path", "title": "title", "mention": "title", "bm25": "conte
 # the matched field a lane adds to its hits (the BM25 lane adds the fields its tokens matched)
 LANE_FIELDS = {"path": "path", "title": "title", "mention": "title", "vector": "content"}
 _WORDISH = re.compile(r"\w", re.UNICODE)
+_LATIN_WORD = re.compile(r"[0-9a-z]")
 VectorHits = list[tuple[str, float, int]] | BaseException
 """The vector lane's (file id, cosine, chunk start) best first, or why it failed."""
 
@@ -168,11 +169,17 @@ class SearchIndex:
         return sorted(found, key=lambda i: (self.files[i].navigation, self.files[i].path))
 
     def mention(self, query: str) -> list[str]:
+        """Titles (and aliases) named inside the question, longest first: a title in Latin
+        letters or digits counts only as whole words ("Mark" is not named in "Markdown")."""
         text = normalized(query)
         heads, rank_of = self._mention_heads, self._mention_rank
         ranks = set()
         for i in range(len(text) - MENTION_MIN + 1):
+            if i and _inside_word(text, i):
+                continue
             for size in heads.get(text[i:i + MENTION_MIN], ()):
+                if i + size < len(text) and _inside_word(text, i + size):
+                    continue
                 rank = rank_of.get(text[i:i + size])
                 if rank is not None:
                     ranks.add(rank)
@@ -328,6 +335,11 @@ def _semantic_state(index: SearchIndex, vectors: Vectors | None, off_reason: str
     if index.missing_vectors:
         return ("degraded", "VECTORS_PARTIAL")
     return ("ready", None)
+
+
+def _inside_word(text: str, at: int) -> bool:
+    """Whether position ``at`` of ``text`` splits a run of Latin letters or digits."""
+    return _LATIN_WORD.match(text, at - 1) is not None and _LATIN_WORD.match(text, at) is not None
 
 
 def _path_variants(path: str) -> list[str]:
