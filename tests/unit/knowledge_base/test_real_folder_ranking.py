@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from knowledge_base.domain.search import SearchIndex
+from knowledge_base.domain.text import tokens
 
 from bkn_common.events import EventRecord, decode_event, encode_event
 from clctl.kb import LatestApplies, apply_events, load_folder
@@ -55,3 +57,32 @@ def test_an_unchanged_folder_applied_again_keeps_the_view_and_its_index(tmp_path
     fold(state, apply_events("kb", "Field", ["dev", "ops"], load_folder(tmp_path, 10_000),
                              previous.applies["kb"]))
     assert base.version > version + 1 and "changed" in (state.view("kb") or view).files["a.md"].body
+
+
+class _UnitVectors:
+    """Every chunk embedded (the lane's hits are given to the search directly)."""
+
+    def get(self, key: str) -> np.ndarray:
+        return np.full(4, 0.5, dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        raise AssertionError("the vector hits are given")
+
+
+def test_a_question_in_another_language_leans_on_the_vectors(tmp_path: Path) -> None:
+    pages = {f"p{i}.md": f"# Page {i}\n\n" + "Markdown " * (6 - i) + f"topic {i}.\n" for i in range(5)}
+    pages["math.md"] = "# Arithmatex\n\nRender LaTeX formulas in Markdown.\n"
+    index = _index(tmp_path, pages)
+    vectors = _UnitVectors()
+    index.refresh_vectors(vectors)
+    ids = {path: index.by_path[path].file_id for path in pages}
+    question = "如何在 Markdown 中渲染数学公式？"  # only "markdown" is a word of the base
+    assert index.bm25.coverage(tokens(question)) < 0.2
+    assert index.lexical(question)[0][0] == ids["p0.md"] and index.lexical(question)[-1][0] == ids["math.md"]
+    found = [(ids["math.md"], 0.45, -1)] + [(ids[f"p{i}.md"], 0.40 - i / 100, -1) for i in range(5)]
+    hits = index.search(question, "hybrid", vectors=vectors, vector_hits=found).hits
+    assert hits[0].file.path == "math.md"
+    # a question in the pages' language keeps the BM25 lane's full weight
+    english = index.search("markdown topic", "hybrid", vectors=vectors, vector_hits=found).hits
+    assert english[0].file.path == "p0.md"
+    assert index.bm25.coverage(tokens("markdown topic")) == 1.0

@@ -67,6 +67,12 @@ class Bm25Index:
         found = arrays.get(token)
         return found[3] if found is not None else 0.0
 
+    def coverage(self, query_tokens: Iterable[str]) -> float:
+        """The share of the distinct query tokens that occur in some document (1.0 for none)."""
+        arrays = self.freeze()
+        distinct = set(query_tokens)
+        return sum(1 for tok in distinct if tok in arrays) / len(distinct) if distinct else 1.0
+
     def freeze(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
         """Postings as arrays with their BM25 weights, built once; adding afterwards is refused."""
         if self._arrays is None:

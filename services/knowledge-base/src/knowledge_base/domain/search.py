@@ -29,6 +29,11 @@ VECTOR_FLOOR = 0.30
 VECTOR_ONLY_FLOOR = 0.38
 MENTION_MIN = 4  # shorter titles are not looked for inside a question
 BM25_FLOOR_SHARE = 0.25  # a BM25 hit below this share of the best score is noise
+COVERAGE_MIN = 0.1
+"""With the vector lane on, the BM25 lane weighs ``weight * coverage ** 2`` (at least this
+share): coverage is the share of the query's tokens the base holds. A question in another
+language than the pages (a Chinese question over English pages) matches only its few shared
+words ("Markdown", "JSON"), and those would outrank what the vectors found."""
 WEIGHTS: dict[str, dict[str, float]] = {
     "hybrid": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0, "vector": 1.6, "graph": 0.35},
     "file": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0},
@@ -190,9 +195,9 @@ class SearchIndex:
                 found.extend(i for i in ids if i not in found)
         return found[:20]
 
-    def lexical(self, query: str) -> list[tuple[str, float, int]]:
+    def lexical(self, query: str, query_tokens: list[str] | None = None) -> list[tuple[str, float, int]]:
         """(file id, BM25 score, bits of the fields matched: ``lexical.field_names``)."""
-        ranked = self.bm25.search_bits(tokens(query), POOL)
+        ranked = self.bm25.search_bits(tokens(query) if query_tokens is None else query_tokens, POOL)
         if not ranked:
             return []
         floor = ranked[0][1] * BM25_FLOOR_SHARE
@@ -256,14 +261,17 @@ class SearchIndex:
         lanes: dict[str, list[str]] = {}
         bm25_bits: dict[str, int] = {}
         chunk_at: dict[str, int] = {}
+        coverage = 1.0
         if "path" in weights:
             lanes["path"] = self.exact_path(query)
             lanes["title"] = self.exact_title(query)
             lanes["mention"] = self.mention(query)
         if "bm25" in weights:
-            lexical = self.lexical(query)
+            query_tokens = tokens(query)
+            lexical = self.lexical(query, query_tokens)
             lanes["bm25"] = [fid for fid, _, _ in lexical]
             bm25_bits = {fid: bits for fid, _, bits in lexical}
+            coverage = self.bm25.coverage(query_tokens)
         check()
         semantic = _semantic_state(self, vectors, semantic_off_reason, "vector" in weights)
         if "vector" in weights and vectors is not None and semantic[0] != "unavailable" \
@@ -284,6 +292,9 @@ class SearchIndex:
             for fid, _, start in ranked:
                 chunk_at[fid] = start
         check()
+        if "vector" in lanes and "bm25" in lanes:  # see COVERAGE_MIN
+            share = max(coverage, COVERAGE_MIN)
+            weights = {**weights, "bm25": weights["bm25"] * share * share}
         fused = fuse(lanes, weights)
         via: dict[str, str] = {}
         if "graph" in weights and graph_depth > 0 and fused:
