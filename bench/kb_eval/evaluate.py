@@ -9,7 +9,8 @@ documentation of eight packages' source distributions, fetched by ``real_corpus.
 ``kb_eval_real.json``; skipped with a message when it cannot be fetched). ``large`` (not in
 ``all``: embedding it takes minutes) asks the same questions over the large real folder
 (``real_corpus.py --size large``: ~1,360 files of 22 packages, the eight among them), so the
-pages of fourteen more projects compete with the answers; results in ``kb_eval_large.json``.
+pages of fourteen more projects compete with the answers, plus ``large_questions.jsonl`` (16
+questions written from those projects' pages); results in ``kb_eval_large.json``.
 Runs in process with
 the service's own code (the events clctl
 would publish, folded into the service's store, its search index, the packaged encoder), so the
@@ -50,7 +51,8 @@ from clctl.kb import apply_events, load_folder  # noqa: E402
 K = 10
 DEMO = REPO / "examples" / "knowledge_base"
 DEFAULT_OUT = REPO / "bench" / "results" / "kb_eval.json"
-QUESTIONS = {"demo": "questions.jsonl", "real": "real_questions.jsonl", "large": "real_questions.jsonl"}
+QUESTIONS = {"demo": ("questions.jsonl",), "real": ("real_questions.jsonl",),
+             "large": ("real_questions.jsonl", "large_questions.jsonl")}
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -144,7 +146,7 @@ def evaluate(embeddings: str, corpus: str = "demo", folder: Path = DEMO) -> dict
     started = time.perf_counter()
     ranks = rankers(view, vectors)
     build_seconds = time.perf_counter() - started
-    questions = load_questions(QUESTIONS[corpus])
+    questions = [q for name in QUESTIONS[corpus] for q in load_questions(name)]
     results: dict[str, Any] = {"corpus": corpus, "files": len(view.sources()), "questions": len(questions),
                                "index_build_seconds": round(build_seconds, 2),
                                "modes": {}, "by_kind_hybrid": {}, "first_hit": {}, "noanswer": {}}
