@@ -4,8 +4,8 @@
     BENCH_KB_FOLDERS=real python bench/knowledge_base_folders.py       # one of real, generated
     BENCH_KB_GENERATED_FILES=20000                                      # size of the generated one
 
-``real``: the documentation of eight packages' source distributions (``bench/kb_eval/real_corpus.py``,
-~220 Markdown files and ~160 other files, applied as they are, warnings and all). ``generated``:
+``real``: the documentation that 22 packages ship (``bench/kb_eval/real_corpus.py --size large``,
+~1,360 Markdown files and ~320 other files, applied as they are, warnings and all). ``generated``:
 20,000 Markdown files in 200 folders written the way people do (a third without frontmatter, a
 README per folder, wikilinks, extensionless and root-relative links, images, a few dangling
 links). Per folder, on a private mesh with content vectors on: ``clctl kb apply`` time, seconds
@@ -145,7 +145,7 @@ def measure(name: str, folder: Path, queries: list[str]) -> dict[str, Any]:
         "search_errors": one_errors + eight_errors,
         "reapply": {"seconds": round(again_s, 1), "file_events": int(events.group(1)) if events else None,
                     "revision_before": revision, "revision_after": after.json().get("activeContentRevision"),
-                    "semantic_state_after": _state(after)},
+                    "status_after": after.status_code, "semantic_state_after": _state(after)},
     }
 
 
@@ -153,11 +153,11 @@ def main() -> dict[str, Any]:
     wanted = os.environ.get("BENCH_KB_FOLDERS", "real,generated").split(",")
     results = []
     if "real" in wanted:
-        from bench.kb_eval.real_corpus import DEFAULT_DIR, fetch
+        from bench.kb_eval.real_corpus import LARGE_DIR, fetch
         questions = [json.loads(line)["query"] for line in
                      (ROOT / "bench" / "kb_eval" / "real_questions.jsonl").read_text(encoding="utf-8").splitlines()
                      if line.strip()]
-        results.append(measure("real", fetch(DEFAULT_DIR), questions))
+        results.append(measure("real", fetch(LARGE_DIR, "large"), questions))
     if "generated" in wanted:
         files = int(os.environ.get("BENCH_KB_GENERATED_FILES", "20000"))
         rng = random.Random(9)

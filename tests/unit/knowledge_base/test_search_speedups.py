@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 
 import numpy as np
 import pytest
@@ -44,12 +45,20 @@ def test_matched_fields_are_the_fields_holding_a_query_token() -> None:
         index.add("d", {"title": ["late"]})  # frozen by the search
 
 
+def _named(title: str, text: str) -> bool:
+    """``title`` occurs in ``text`` without splitting a word of Latin letters or digits."""
+    edge = r"[0-9a-z]"
+    before = "" if re.match(edge, title[0]) is None else f"(?<!{edge})"
+    after = "" if re.match(edge, title[-1]) is None else f"(?!{edge})"
+    return re.search(before + re.escape(title) + after, text) is not None
+
+
 def _scan_mentions(index: SearchIndex, query: str) -> list[str]:
     """The lane as a scan of every mentionable title, longest first."""
     text = normalized(query)
     found: list[str] = []
     for title, ids in index.mentions:
-        if title in text and title != text:
+        if _named(title, text) and title != text:
             found.extend(i for i in ids if i not in found)
     return found[:20]
 

@@ -29,6 +29,11 @@ VECTOR_FLOOR = 0.30
 VECTOR_ONLY_FLOOR = 0.38
 MENTION_MIN = 4  # shorter titles are not looked for inside a question
 BM25_FLOOR_SHARE = 0.25  # a BM25 hit below this share of the best score is noise
+COVERAGE_MIN = 0.1
+"""With the vector lane on, the BM25 lane weighs ``weight * coverage ** 2`` (at least this
+share): coverage is the share of the query's tokens the base holds. A question in another
+language than the pages (a Chinese question over English pages) matches only its few shared
+words ("Markdown", "JSON"), and those would outrank what the vectors found."""
 WEIGHTS: dict[str, dict[str, float]] = {
     "hybrid": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0, "vector": 1.6, "graph": 0.35},
     "file": {"path": 12.0, "title": 10.0, "mention": 2.0, "bm25": 1.0},
@@ -41,6 +46,7 @@ EVIDENCE = {"path": "path", "title": "title", "mention": "title", "bm25": "conte
 # the matched field a lane adds to its hits (the BM25 lane adds the fields its tokens matched)
 LANE_FIELDS = {"path": "path", "title": "title", "mention": "title", "vector": "content"}
 _WORDISH = re.compile(r"\w", re.UNICODE)
+_LATIN_WORD = re.compile(r"[0-9a-z]")
 VectorHits = list[tuple[str, float, int]] | BaseException
 """The vector lane's (file id, cosine, chunk start) best first, or why it failed."""
 
@@ -168,11 +174,17 @@ class SearchIndex:
         return sorted(found, key=lambda i: (self.files[i].navigation, self.files[i].path))
 
     def mention(self, query: str) -> list[str]:
+        """Titles (and aliases) named inside the question, longest first: a title in Latin
+        letters or digits counts only as whole words ("Mark" is not named in "Markdown")."""
         text = normalized(query)
         heads, rank_of = self._mention_heads, self._mention_rank
         ranks = set()
         for i in range(len(text) - MENTION_MIN + 1):
+            if i and _inside_word(text, i):
+                continue
             for size in heads.get(text[i:i + MENTION_MIN], ()):
+                if i + size < len(text) and _inside_word(text, i + size):
+                    continue
                 rank = rank_of.get(text[i:i + size])
                 if rank is not None:
                     ranks.add(rank)
@@ -183,9 +195,9 @@ class SearchIndex:
                 found.extend(i for i in ids if i not in found)
         return found[:20]
 
-    def lexical(self, query: str) -> list[tuple[str, float, int]]:
+    def lexical(self, query: str, query_tokens: list[str] | None = None) -> list[tuple[str, float, int]]:
         """(file id, BM25 score, bits of the fields matched: ``lexical.field_names``)."""
-        ranked = self.bm25.search_bits(tokens(query), POOL)
+        ranked = self.bm25.search_bits(tokens(query) if query_tokens is None else query_tokens, POOL)
         if not ranked:
             return []
         floor = ranked[0][1] * BM25_FLOOR_SHARE
@@ -249,14 +261,17 @@ class SearchIndex:
         lanes: dict[str, list[str]] = {}
         bm25_bits: dict[str, int] = {}
         chunk_at: dict[str, int] = {}
+        coverage = 1.0
         if "path" in weights:
             lanes["path"] = self.exact_path(query)
             lanes["title"] = self.exact_title(query)
             lanes["mention"] = self.mention(query)
         if "bm25" in weights:
-            lexical = self.lexical(query)
+            query_tokens = tokens(query)
+            lexical = self.lexical(query, query_tokens)
             lanes["bm25"] = [fid for fid, _, _ in lexical]
             bm25_bits = {fid: bits for fid, _, bits in lexical}
+            coverage = self.bm25.coverage(query_tokens)
         check()
         semantic = _semantic_state(self, vectors, semantic_off_reason, "vector" in weights)
         if "vector" in weights and vectors is not None and semantic[0] != "unavailable" \
@@ -277,6 +292,9 @@ class SearchIndex:
             for fid, _, start in ranked:
                 chunk_at[fid] = start
         check()
+        if "vector" in lanes and "bm25" in lanes:  # see COVERAGE_MIN
+            share = max(coverage, COVERAGE_MIN)
+            weights = {**weights, "bm25": weights["bm25"] * share * share}
         fused = fuse(lanes, weights)
         via: dict[str, str] = {}
         if "graph" in weights and graph_depth > 0 and fused:
@@ -328,6 +346,11 @@ def _semantic_state(index: SearchIndex, vectors: Vectors | None, off_reason: str
     if index.missing_vectors:
         return ("degraded", "VECTORS_PARTIAL")
     return ("ready", None)
+
+
+def _inside_word(text: str, at: int) -> bool:
+    """Whether position ``at`` of ``text`` splits a run of Latin letters or digits."""
+    return _LATIN_WORD.match(text, at - 1) is not None and _LATIN_WORD.match(text, at) is not None
 
 
 def _path_variants(path: str) -> list[str]:

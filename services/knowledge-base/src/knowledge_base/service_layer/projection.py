@@ -85,13 +85,17 @@ class KnowledgeState:
                     base.removed.add(event.path)
             case ev.KnowledgeBaseApplied():
                 base = self._base(event.kb_id)
+                # an unchanged folder applied again changes no view: its index (rebuilt whole,
+                # seconds on a large base, searches waiting for it) is kept
+                same = base.applied and (base.name, base.readers, base.revision, base.manifest, base.link_root) == (
+                    event.name, frozenset(event.readers), event.content_revision, event.manifest, event.link_root)
                 base.name, base.readers = event.name, frozenset(event.readers)
                 base.revision, base.manifest = event.content_revision, dict(event.manifest)
                 base.link_root = event.link_root
                 for path in [p for p in base.removed if p not in base.manifest]:
                     base.contents.pop(path, None)
                 base.removed &= set(base.manifest)
-                base.version += 1
+                base.version += 0 if same else 1
 
     def view(self, kb_id: str) -> BaseView | None:
         """The readable view of a base (cached until the base changes); None if never applied."""
