@@ -9,7 +9,7 @@ import numpy as np
 from knowledge_base.domain.search import SearchIndex
 from knowledge_base.domain.text import tokens
 
-from bkn_common.events import EventRecord, decode_event, encode_event
+from bkn_common.contracts.events import EventRecord, decode_event, encode_event
 from clctl.kb import LatestApplies, apply_events, load_folder
 from tests.unit.knowledge_base.conftest import fold
 from tests.unit.knowledge_base.test_folders_as_people_have_them import state_of
