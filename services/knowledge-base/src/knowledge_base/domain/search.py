@@ -29,6 +29,10 @@ VECTOR_FLOOR = 0.30
 VECTOR_ONLY_FLOOR = 0.38
 MENTION_MIN = 4  # shorter titles are not looked for inside a question
 BM25_FLOOR_SHARE = 0.25  # a BM25 hit below this share of the best score is noise
+BM25_FLOOR_SHARE_WITH_VECTORS = 0.6
+"""With the vector lane on, the BM25 lane keeps only hits at this share of its best score or
+above: the weak tail (pages sharing one common word with the question) otherwise outweighs,
+by rank fusion, the pages the vectors found."""
 COVERAGE_MIN = 0.1
 """With the vector lane on, the BM25 lane weighs ``weight * coverage ** 2`` (at least this
 share): coverage is the share of the query's tokens the base holds. A question in another
@@ -262,6 +266,7 @@ class SearchIndex:
         bm25_bits: dict[str, int] = {}
         chunk_at: dict[str, int] = {}
         coverage = 1.0
+        lexical: list[tuple[str, float, int]] = []
         if "path" in weights:
             lanes["path"] = self.exact_path(query)
             lanes["title"] = self.exact_title(query)
@@ -286,13 +291,16 @@ class SearchIndex:
                 semantic = ("degraded", "VECTOR_LANE_FAILED")
             else:
                 ranked = vector_hits
+            if lexical:  # see BM25_FLOOR_SHARE_WITH_VECTORS
+                floor = lexical[0][1] * BM25_FLOOR_SHARE_WITH_VECTORS
+                lanes["bm25"] = [fid for fid, score, _ in lexical if score >= floor]
             strong_lexical = set(lanes.get("bm25", [])) | set(lanes.get("title", []))
             lanes["vector"] = [fid for fid, sim, _ in ranked
                                if sim >= VECTOR_ONLY_FLOOR or fid in strong_lexical]
             for fid, _, start in ranked:
                 chunk_at[fid] = start
         check()
-        if "vector" in lanes and "bm25" in lanes:  # see COVERAGE_MIN
+        if "vector" in lanes and "bm25" in lanes:  # see COVERAGE_MIN, BM25_FLOOR_SHARE_WITH_VECTORS
             share = max(coverage, COVERAGE_MIN)
             weights = {**weights, "bm25": weights["bm25"] * share * share}
         fused = fuse(lanes, weights)
