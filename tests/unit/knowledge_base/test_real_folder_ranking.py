@@ -114,3 +114,14 @@ def test_with_vectors_the_bm25_lane_keeps_only_its_strong_hits(tmp_path: Path) -
     lexical_only = index.search(question, "file", vectors=None)
     assert lexical_only.lanes["bm25"] == 4
     assert "vault.md" not in [h.file.path for h in lexical_only.hits]
+
+
+def test_a_compound_word_is_indexed_by_its_parts(tmp_path: Path) -> None:
+    assert tokens("Edit serverless.yml, prune node_modules") == ["edit", "serverless", "yml", "prune", "node", "module"]
+    assert tokens("pip's no-floating-promises rule") == ["pip", "floating", "promise", "rule"]
+    index = _index(tmp_path, {
+        "config.md": "# Config\n\nEvery setting lives in serverless.yml next to node_modules.\n",
+        "other.md": "# Other\n\nNothing to configure here.\n",
+    })
+    assert [fid for fid, _, _ in index.lexical("where do serverless modules go")] == \
+        [index.by_path["config.md"].file_id]

@@ -121,7 +121,7 @@ class SearchIndex:
             self.bm25.add(file.file_id, {
                 "title": tokens(file.title), "aliases": tokens(" ".join(file.aliases)),
                 "tags": tokens(" ".join(file.tags)), "description": tokens(file.description),
-                "path": tokens(file.path.replace("/", " ").replace("-", " ").replace("_", " ")),
+                "path": tokens(file.path.removesuffix(".md").replace("/", " ")),  # not ".md": every page has it
                 "content": tokens(file.body),
             })
             for variant in _path_variants(file.path):
