@@ -125,3 +125,19 @@ def test_a_compound_word_is_indexed_by_its_parts(tmp_path: Path) -> None:
     })
     assert [fid for fid, _, _ in index.lexical("where do serverless modules go")] == \
         [index.by_path["config.md"].file_id]
+
+
+def test_coverage_counts_the_words_of_a_mixed_question_not_its_bigrams(tmp_path: Path) -> None:
+    pages = {f"p{i}.md": f"# Page {i}\n\nTravel rules, part {i}.\n" for i in range(4)}
+    pages["mfa.md"] = "# MFA\n\nMFA is required on email and VPN.\n"
+    pages["zh.md"] = "# 说明\n\n" + "办公室的日常安排和流程。" * 8 + "关于系统。\n"
+    index = _index(tmp_path, pages)
+    vectors = _UnitVectors()
+    index.refresh_vectors(vectors)
+    ids = {path: index.by_path[path].file_id for path in pages}
+    question = "MFA 对哪些系统是强制的？"  # "mfa" and "系统" are words of the base, "强制" is not
+    assert index.bm25.coverage(tokens(question)) < 0.35  # bigrams such as "~对哪" count against it
+    assert index.lexical(question)[0][0] == ids["mfa.md"]
+    found = [(ids[f"p{i}.md"], 0.5 - i / 100, -1) for i in range(4)] + [(ids["mfa.md"], 0.45, -1)]
+    hits = index.search(question, "hybrid", vectors=vectors, vector_hits=found).hits
+    assert hits[0].file.path == "mfa.md"

@@ -20,7 +20,7 @@ from knowledge_base.domain.chunks import Chunk, file_chunks
 from knowledge_base.domain.files import KbFile
 from knowledge_base.domain.fusion import fuse, fuse_new
 from knowledge_base.domain.lexical import Bm25Index, field_names
-from knowledge_base.domain.text import normalized, tokens
+from knowledge_base.domain.text import is_bigram, normalized, tokens
 from knowledge_base.domain.view import BaseView
 
 Mode = Literal["hybrid", "file", "graph", "vector", "bm25"]
@@ -35,7 +35,9 @@ above: the weak tail (pages sharing one common word with the question) otherwise
 by rank fusion, the pages the vectors found."""
 COVERAGE_MIN = 0.1
 """With the vector lane on, the BM25 lane weighs ``weight * coverage ** 2`` (at least this
-share): coverage is the share of the query's tokens the base holds. A question in another
+share): coverage is the share of the query's words (Latin words and jieba words; not the CJK
+bigrams, which straddle word edges and mostly occur nowhere: counted, they sank the coverage of
+a mixed question, Chinese around an English term) the base holds. A question in another
 language than the pages (a Chinese question over English pages) matches only its few shared
 words ("Markdown", "JSON"), and those would outrank what the vectors found."""
 WEIGHTS: dict[str, dict[str, float]] = {
@@ -276,7 +278,7 @@ class SearchIndex:
             lexical = self.lexical(query, query_tokens)
             lanes["bm25"] = [fid for fid, _, _ in lexical]
             bm25_bits = {fid: bits for fid, _, bits in lexical}
-            coverage = self.bm25.coverage(query_tokens)
+            coverage = self.bm25.coverage(t for t in query_tokens if not is_bigram(t))
         check()
         semantic = _semantic_state(self, vectors, semantic_off_reason, "vector" in weights)
         if "vector" in weights and vectors is not None and semantic[0] != "unavailable" \

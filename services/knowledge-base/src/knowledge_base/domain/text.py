@@ -40,12 +40,20 @@ def _fold(word: str) -> str:
     return word
 
 
+BIGRAM_MARK = "~"
+"""Marks a CJK bigram token (recall for words jieba cut differently)."""
+
+
+def is_bigram(token: str) -> bool:
+    return token.startswith(BIGRAM_MARK)
+
+
 @lru_cache(maxsize=65536)
 def _cjk_tokens(run: str) -> tuple[str, ...]:
     words = [w for w in jieba.lcut_for_search(run) if w not in STOPWORDS]
     bigrams = [run[i:i + 2] for i in range(len(run) - 1)]
     singles = [run] if len(run) == 1 else []
-    return tuple(words + [f"~{b}" for b in bigrams] + singles)
+    return tuple(words + [BIGRAM_MARK + b for b in bigrams] + singles)
 
 
 def tokens(text: str) -> list[str]:
