@@ -87,3 +87,57 @@ def test_a_question_in_another_language_leans_on_the_vectors(tmp_path: Path) -> 
     english = index.search("markdown topic", "hybrid", vectors=vectors, vector_hits=found).hits
     assert english[0].file.path == "p0.md"
     assert index.bm25.coverage(tokens("markdown topic")) == 1.0
+
+
+def test_with_vectors_the_bm25_lane_keeps_only_its_strong_hits(tmp_path: Path) -> None:
+    pages = {f"filler{i}.md": f"# Filler {i}\n\nNothing about the question here, item {i}.\n" for i in range(20)}
+    pages["keys.md"] = "# Rotate signing keys\n\nRotate the signing keys every year.\n"
+    pages.update({f"weak{i}.md": f"# Note {i}\n\nThe signing keys live in the store {i}.\n" for i in range(3)})
+    pages["vault.md"] = "# Secret renewal\n\nRenew credentials on a schedule.\n"
+    index = _index(tmp_path, pages)
+    vectors = _UnitVectors()
+    index.refresh_vectors(vectors)
+    ids = {path: index.by_path[path].file_id for path in pages}
+    question = "rotate signing keys"
+    lexical = index.lexical(question)
+    best = lexical[0][1]
+    assert lexical[0][0] == ids["keys.md"]
+    weak = {fid for fid, score, _ in lexical[1:]}
+    assert weak == {ids[f"weak{i}.md"] for i in range(3)}
+    assert all(0.25 * best <= score < 0.6 * best for _, score, _ in lexical[1:])  # the weak tail
+    found = [(ids["keys.md"], 0.6, -1), (ids["vault.md"], 0.5, -1)] + \
+        [(ids[f"weak{i}.md"], 0.39 - i / 100, -1) for i in range(3)]
+    outcome = index.search(question, "hybrid", vectors=vectors, vector_hits=found)
+    assert outcome.lanes["bm25"] == 1
+    assert [h.file.path for h in outcome.hits[:2]] == ["keys.md", "vault.md"]
+    # without vectors (mode file) the lane keeps its whole tail
+    lexical_only = index.search(question, "file", vectors=None)
+    assert lexical_only.lanes["bm25"] == 4
+    assert "vault.md" not in [h.file.path for h in lexical_only.hits]
+
+
+def test_a_compound_word_is_indexed_by_its_parts(tmp_path: Path) -> None:
+    assert tokens("Edit serverless.yml, prune node_modules") == ["edit", "serverless", "yml", "prune", "node", "module"]
+    assert tokens("pip's no-floating-promises rule") == ["pip", "floating", "promise", "rule"]
+    index = _index(tmp_path, {
+        "config.md": "# Config\n\nEvery setting lives in serverless.yml next to node_modules.\n",
+        "other.md": "# Other\n\nNothing to configure here.\n",
+    })
+    assert [fid for fid, _, _ in index.lexical("where do serverless modules go")] == \
+        [index.by_path["config.md"].file_id]
+
+
+def test_coverage_counts_the_words_of_a_mixed_question_not_its_bigrams(tmp_path: Path) -> None:
+    pages = {f"p{i}.md": f"# Page {i}\n\nTravel rules, part {i}.\n" for i in range(4)}
+    pages["mfa.md"] = "# MFA\n\nMFA is required on email and VPN.\n"
+    pages["zh.md"] = "# 说明\n\n" + "办公室的日常安排和流程。" * 8 + "关于系统。\n"
+    index = _index(tmp_path, pages)
+    vectors = _UnitVectors()
+    index.refresh_vectors(vectors)
+    ids = {path: index.by_path[path].file_id for path in pages}
+    question = "MFA 对哪些系统是强制的？"  # "mfa" and "系统" are words of the base, "强制" is not
+    assert index.bm25.coverage(tokens(question)) < 0.35  # bigrams such as "~对哪" count against it
+    assert index.lexical(question)[0][0] == ids["mfa.md"]
+    found = [(ids[f"p{i}.md"], 0.5 - i / 100, -1) for i in range(4)] + [(ids["mfa.md"], 0.45, -1)]
+    hits = index.search(question, "hybrid", vectors=vectors, vector_hits=found).hits
+    assert hits[0].file.path == "mfa.md"

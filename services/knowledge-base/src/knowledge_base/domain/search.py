@@ -20,7 +20,7 @@ from knowledge_base.domain.chunks import Chunk, file_chunks
 from knowledge_base.domain.files import KbFile
 from knowledge_base.domain.fusion import fuse, fuse_new
 from knowledge_base.domain.lexical import Bm25Index, field_names
-from knowledge_base.domain.text import normalized, tokens
+from knowledge_base.domain.text import is_bigram, normalized, tokens
 from knowledge_base.domain.view import BaseView
 
 Mode = Literal["hybrid", "file", "graph", "vector", "bm25"]
@@ -29,9 +29,15 @@ VECTOR_FLOOR = 0.30
 VECTOR_ONLY_FLOOR = 0.38
 MENTION_MIN = 4  # shorter titles are not looked for inside a question
 BM25_FLOOR_SHARE = 0.25  # a BM25 hit below this share of the best score is noise
+BM25_FLOOR_SHARE_WITH_VECTORS = 0.6
+"""With the vector lane on, the BM25 lane keeps only hits at this share of its best score or
+above: the weak tail (pages sharing one common word with the question) otherwise outweighs,
+by rank fusion, the pages the vectors found."""
 COVERAGE_MIN = 0.1
 """With the vector lane on, the BM25 lane weighs ``weight * coverage ** 2`` (at least this
-share): coverage is the share of the query's tokens the base holds. A question in another
+share): coverage is the share of the query's words (Latin words and jieba words; not the CJK
+bigrams, which straddle word edges and mostly occur nowhere: counted, they sank the coverage of
+a mixed question, Chinese around an English term) the base holds. A question in another
 language than the pages (a Chinese question over English pages) matches only its few shared
 words ("Markdown", "JSON"), and those would outrank what the vectors found."""
 WEIGHTS: dict[str, dict[str, float]] = {
@@ -117,7 +123,7 @@ class SearchIndex:
             self.bm25.add(file.file_id, {
                 "title": tokens(file.title), "aliases": tokens(" ".join(file.aliases)),
                 "tags": tokens(" ".join(file.tags)), "description": tokens(file.description),
-                "path": tokens(file.path.replace("/", " ").replace("-", " ").replace("_", " ")),
+                "path": tokens(file.path.removesuffix(".md").replace("/", " ")),  # not ".md": every page has it
                 "content": tokens(file.body),
             })
             for variant in _path_variants(file.path):
@@ -262,6 +268,7 @@ class SearchIndex:
         bm25_bits: dict[str, int] = {}
         chunk_at: dict[str, int] = {}
         coverage = 1.0
+        lexical: list[tuple[str, float, int]] = []
         if "path" in weights:
             lanes["path"] = self.exact_path(query)
             lanes["title"] = self.exact_title(query)
@@ -271,7 +278,7 @@ class SearchIndex:
             lexical = self.lexical(query, query_tokens)
             lanes["bm25"] = [fid for fid, _, _ in lexical]
             bm25_bits = {fid: bits for fid, _, bits in lexical}
-            coverage = self.bm25.coverage(query_tokens)
+            coverage = self.bm25.coverage(t for t in query_tokens if not is_bigram(t))
         check()
         semantic = _semantic_state(self, vectors, semantic_off_reason, "vector" in weights)
         if "vector" in weights and vectors is not None and semantic[0] != "unavailable" \
@@ -286,13 +293,16 @@ class SearchIndex:
                 semantic = ("degraded", "VECTOR_LANE_FAILED")
             else:
                 ranked = vector_hits
+            if lexical:  # see BM25_FLOOR_SHARE_WITH_VECTORS
+                floor = lexical[0][1] * BM25_FLOOR_SHARE_WITH_VECTORS
+                lanes["bm25"] = [fid for fid, score, _ in lexical if score >= floor]
             strong_lexical = set(lanes.get("bm25", [])) | set(lanes.get("title", []))
             lanes["vector"] = [fid for fid, sim, _ in ranked
                                if sim >= VECTOR_ONLY_FLOOR or fid in strong_lexical]
             for fid, _, start in ranked:
                 chunk_at[fid] = start
         check()
-        if "vector" in lanes and "bm25" in lanes:  # see COVERAGE_MIN
+        if "vector" in lanes and "bm25" in lanes:  # see COVERAGE_MIN, BM25_FLOOR_SHARE_WITH_VECTORS
             share = max(coverage, COVERAGE_MIN)
             weights = {**weights, "bm25": weights["bm25"] * share * share}
         fused = fuse(lanes, weights)

@@ -1,5 +1,10 @@
 """Tokens for the lexical lane: Latin words (lower-cased, light plural folding) and, for
-Chinese, jieba words plus CJK bigrams (a default tokenizer finds nothing in Chinese text)."""
+Chinese, jieba words plus CJK bigrams (a default tokenizer finds nothing in Chinese text).
+
+A compound written with ``.``, ``_``, ``-`` or ``'`` (``serverless.yml``, ``node_modules``,
+``no-floating-promises``, ``pip's``) is indexed by its parts: kept whole, it matched only itself,
+and a question saying "serverless" or "promises" missed the pages that wrote it so. ``md`` is
+a stopword: split from the file names pages link to, it would match every page with a link."""
 
 from __future__ import annotations
 
@@ -13,12 +18,14 @@ import jieba
 jieba.setLogLevel(logging.WARNING)
 
 _RUNS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[a-z0-9]+(?:[._'-][a-z0-9]+)*")
+_JOINERS = re.compile(r"[._'-]")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _STOP_TEXT = """
 a an the and or of to in on for with by at from as is are was were be been it its this that
 these those what which who whom how why when where does do did say says about can could should
 would will shall may might must i we you they he she our your their me us my any some there
 here not no yes if then than so such into over under up down out please tell know need
+md
 的 了 是 在 和 与 或 及 吗 呢 吧 啊 什么 怎么 怎样 如何 哪些 哪个 为什么 多少 是否 有 有没有
 一个 这个 那个 请问 我 我们 你 他 她 它 要 会 能 可以 应该 需要 对 把 被 给 就 都 也 还 又 中 上 下
 """
@@ -33,12 +40,20 @@ def _fold(word: str) -> str:
     return word
 
 
+BIGRAM_MARK = "~"
+"""Marks a CJK bigram token (recall for words jieba cut differently)."""
+
+
+def is_bigram(token: str) -> bool:
+    return token.startswith(BIGRAM_MARK)
+
+
 @lru_cache(maxsize=65536)
 def _cjk_tokens(run: str) -> tuple[str, ...]:
     words = [w for w in jieba.lcut_for_search(run) if w not in STOPWORDS]
     bigrams = [run[i:i + 2] for i in range(len(run) - 1)]
     singles = [run] if len(run) == 1 else []
-    return tuple(words + [f"~{b}" for b in bigrams] + singles)
+    return tuple(words + [BIGRAM_MARK + b for b in bigrams] + singles)
 
 
 def tokens(text: str) -> list[str]:
@@ -48,8 +63,8 @@ def tokens(text: str) -> list[str]:
     for run in _RUNS.findall(text):
         if _CJK.match(run):
             out.extend(_cjk_tokens(run))
-        elif run not in STOPWORDS:
-            out.append(_fold(run))
+        else:
+            out.extend(_fold(part) for part in _JOINERS.split(run) if part not in STOPWORDS and part != "s")
     return out
 
 
