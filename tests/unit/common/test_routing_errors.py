@@ -81,3 +81,12 @@ def test_in_the_openapi_envelope_an_unknown_path_is_not_found() -> None:
     body = error.render("en-US", "r1")
     assert (error.status, body["error"]["code"]) == (404, "NOT_FOUND")
     assert body["error"]["details"]["meshCode"] == ErrorCode.ROUTE_NOT_FOUND
+
+
+def test_in_the_openapi_envelope_a_refusal_keeps_its_response_headers() -> None:
+    limited = ApiError(ErrorCode.DEPENDENCY_UNAVAILABLE, 503, params={"dependency": "redis"},
+                       headers={"Retry-After": "2"})
+    assert as_openapi_error(limited, "en-US").headers == {"Retry-After": "2"}
+    wrong = ApiError(ErrorCode.METHOD_NOT_ALLOWED, 405, params={"method": "POST", "path": "/x", "allowed": "GET"},
+                     headers={"Allow": "GET"})
+    assert as_openapi_error(wrong, "zh-CN").headers == {"Allow": "GET"}

@@ -77,9 +77,10 @@ class OpenApiError(ApiError):
         details: Mapping[str, Any] | None = None,
         status: int | None = None,
         message: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(code, status or STATUS.get(code, 400), params=params,
-                         details=dict(details or {}))
+                         details=dict(details or {}), headers=headers)
         self.message = message
         self.template = code
 
@@ -121,8 +122,9 @@ _MESH_CODES = {
 
 
 def as_openapi_error(error: ApiError, language: Language) -> OpenApiError:
-    """``error`` in the OpenAPI envelope. A mesh code without an OpenAPI twin (for example
-    ``conversation_required``) keeps its own code and message so the agent can act on it."""
+    """``error`` in the OpenAPI envelope, its response headers (``Allow``, ``Retry-After``) kept.
+    A mesh code without an OpenAPI twin (for example ``conversation_required``) keeps its own
+    code and message so the agent can act on it."""
     if isinstance(error, OpenApiError):
         return error
     code = _MESH_CODES.get(error.code)
@@ -134,7 +136,8 @@ def as_openapi_error(error: ApiError, language: Language) -> OpenApiError:
     details.update(error.extra)
     message = render_message(error.code, language, error.params)
     if code is None:
-        return OpenApiError(error.code, status=error.status, details=details, message=message)
+        return OpenApiError(error.code, status=error.status, details=details, message=message,
+                            headers=error.headers)
     details.setdefault("meshCode", error.code)
     return OpenApiError(code, status=error.status if code != OpenApiCode.VALIDATION_ERROR else 422,
-                        details=details, message=message)
+                        details=details, message=message, headers=error.headers)

@@ -46,9 +46,7 @@ async def routing_refusal(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     error = routing_error(request, exc)
     if request.url.path.startswith(ROOT):
-        shaped = as_openapi_error(error, request_language(request))
-        shaped.headers = error.headers
-        error = shaped
+        error = as_openapi_error(error, request_language(request))
     return error_response(request, error)
 
 
