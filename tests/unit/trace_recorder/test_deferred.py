@@ -5,6 +5,7 @@ never holds an operation the log does not have."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from bkn_common.contracts import events as ev
 from bkn_common.contracts.errors import ApiError
 from bkn_common.contracts.events import decode_event, encode_event
+from trace_recorder.bootstrap import _deferring
 from trace_recorder.service_layer.interactions import FinishCommand
 from trace_recorder.service_layer.operations import CompleteCommand, EvidenceItem, Operations
 from trace_recorder.service_layer.policy import Policy
@@ -144,3 +146,22 @@ async def test_a_finish_past_the_bound_counts_the_deferred_ones_as_assembling(ri
     view = interaction_view(rig.store.interaction_records(started["interaction_id"]))
     assert (view["evidence_status"], view["operations_pending"]) == ("complete", 0)
     assert rebuilt(rig).digest() == rig.store.digest()
+
+
+class _Pending:
+    def __init__(self) -> None:
+        self.drained = 0
+
+    async def run(self, replayed: asyncio.Event) -> None:
+        await asyncio.Event().wait()
+
+    async def drain(self) -> None:
+        self.drained += 1
+
+
+async def test_a_stop_by_an_error_still_publishes_this_replicas_pending_records() -> None:
+    pending = _Pending()
+    with pytest.raises(RuntimeError, match="lifespan failed"):
+        async with _deferring(pending, asyncio.Event()):  # type: ignore[arg-type]
+            raise RuntimeError("lifespan failed")
+    assert pending.drained == 1

@@ -134,9 +134,11 @@ def _pruning(settings: TraceRecorderSettings, store: TraceView) -> AbstractAsync
 async def _deferring(pending: PendingRecords, replayed: asyncio.Event) -> AsyncIterator[None]:
     """Deferred pending records: recovered once the view is replayed, swept while running,
     this replica's own published at a clean stop."""
-    async with running(pending.run(replayed), "pending-records"):
-        yield
-    await pending.drain()
+    try:
+        async with running(pending.run(replayed), "pending-records"):
+            yield
+    finally:  # the sweep stopped first, then this replica's own are published, on every stop
+        await pending.drain()
 
 
 def _sealing(
