@@ -16,6 +16,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
+from bkn_common.framework.background import running
 from tool_executor.service_layer.ports import ReceiptJournal, ReceiptSink
 
 log = logging.getLogger(__name__)
@@ -64,9 +65,5 @@ class ReceiptRecovery:
                     log.warning("receipt recovery sweep failed: %s", exc)
                 await asyncio.sleep(every_seconds)
 
-        task = asyncio.get_running_loop().create_task(loop())
-        try:
+        async with running(loop(), "receipt-recovery"):
             yield
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
