@@ -95,7 +95,8 @@ class KnowledgeState:
                 for path in [p for p in base.removed if p not in base.manifest]:
                     base.contents.pop(path, None)
                 base.removed &= set(base.manifest)
-                base.version += 0 if same else 1
+                if not same:
+                    base.version += 1
 
     def view(self, kb_id: str) -> BaseView | None:
         """The readable view of a base (cached until the base changes); None if never applied."""
