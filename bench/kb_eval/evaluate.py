@@ -119,7 +119,7 @@ def load_questions(name: str = "questions.jsonl") -> list[dict[str, Any]]:
 def rankers(view: BaseView, vectors: VectorStore | None) -> dict[str, Any]:
     index = SearchIndex(view, 700)
     if vectors is not None:
-        vectors.want(index.chunks)
+        vectors.want(index.chunk_texts())
         while vectors.pending:
             vectors.embed_batch()
         index.refresh_vectors(vectors)

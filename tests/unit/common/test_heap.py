@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -101,3 +102,27 @@ def test_settle_keeps_earlier_frozen_objects_frozen_unless_told_to_unfreeze() ->
     heap.settle(unfreeze=True)  # unfrozen first: the collection frees it
     gc.unfreeze()
     assert gc.collect() == 0
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status") or heap._malloc_trim() is None,
+                    reason="glibc on Linux only")
+def test_release_gives_freed_heap_pages_back_to_the_system() -> None:
+    """64 KiB blocks (below glibc's mmap threshold: they live in its heap) freed between small
+    blocks that stay: free() keeps those pages, release() returns them."""
+    import numpy as np
+
+    blocks, keepers = [], []
+    for _ in range(1600):  # 100 MiB
+        blocks.append(np.ones(16384, dtype=np.float32))
+        keepers.append(np.ones(200))
+    del blocks
+    gc.collect()
+    kept = _rss_kib()
+    assert heap.release() is True
+    assert kept - _rss_kib() > 50 * 1024, "the freed 100 MiB stayed in the process"
+    assert len(keepers) == 1600

@@ -3,6 +3,7 @@ corpus, bench/knowledge_base_folders' 20,000-file folder)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +69,9 @@ class _UnitVectors:
 
     def embed_query(self, text: str) -> np.ndarray:
         raise AssertionError("the vector hits are given")
+
+    def share(self, keys: Sequence[str], matrix: np.ndarray) -> None:
+        pass
 
 
 def test_a_question_in_another_language_leans_on_the_vectors(tmp_path: Path) -> None:

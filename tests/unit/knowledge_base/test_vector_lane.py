@@ -53,7 +53,7 @@ def _embedded(state: KnowledgeState, embedder: HashingEmbedder) -> tuple[SearchI
     assert view is not None
     index = SearchIndex(view, 300)  # small chunks: several per file
     vectors = VectorStore(lambda: embedder, "hashing", batch=64)
-    vectors.want(index.chunks)
+    vectors.want(index.chunk_texts())
     while vectors.pending:
         vectors.embed_batch()
     index.refresh_vectors(vectors)

@@ -57,8 +57,10 @@ def settle_heap() -> None:
     (``gc.freeze``). A 10,000-file base is some 250,000 long-lived objects (the files, the
     views, the indexes); without this each full collection walked them all, 100-300 ms with the
     event loop stopped, which was the search's p99. Unfreezing first lets the collection see
-    what the previous build left behind, so nothing frozen leaks across builds."""
+    what the previous build left behind, so nothing frozen leaks across builds. Then the pages
+    freed (the previous view and index, the build's transient lists) go back to the system."""
     heap.settle(unfreeze=True)
+    heap.release()
 
 
 def _vectors(settings: KnowledgeBaseSettings) -> tuple[VectorStore | None, str | None]:
@@ -87,7 +89,7 @@ def build_app(settings: KnowledgeBaseSettings) -> FastAPI:
             checkpoint.save(dict(vectors.vectors), positions, bases)
 
     indexes = Indexes(state, vectors, settings.chunk_chars, save if checkpoint else None,
-                      settings.checkpoint_interval_seconds, settle_heap)
+                      settings.checkpoint_interval_seconds, settle_heap, heap.release)
     state.indexes = indexes
     redis = make_redis(settings)
     searcher = Searcher(state, indexes, RedisCursorStore(redis, settings.key_prefix()),

@@ -47,7 +47,7 @@ class VectorCheckpoint:
         keys = sorted(vectors)
         matrix = np.vstack([vectors[k] for k in keys]) if keys else np.zeros((0, 512), np.float32)
         tmp = self.dir / "vectors.tmp.npz"
-        np.savez(tmp, keys=np.array(keys), matrix=matrix.astype(np.float32))
+        np.savez(tmp, keys=np.array(keys), matrix=np.asarray(matrix, dtype=np.float32))  # no second copy
         row = {key: i for i, key in enumerate(keys)}
         meta_tmp = self.dir / "vectors.json.tmp"
         meta_tmp.write_text(json.dumps({

@@ -10,7 +10,7 @@ derived navigation files never are.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -63,6 +63,9 @@ class Vectors(Protocol):
     def get(self, key: str) -> np.ndarray | None: ...
 
     def embed_query(self, text: str) -> np.ndarray: ...
+
+    def share(self, keys: Sequence[str], matrix: np.ndarray) -> None:
+        """Keep the vectors of ``keys`` as the rows of ``matrix`` (same values, one copy)."""
 
 
 @dataclass
@@ -118,6 +121,7 @@ class SearchIndex:
         self.bm25 = Bm25Index()
         self.paths: dict[str, str] = {}
         self.titles: dict[str, list[str]] = {}
+        self.chunk_chars = chunk_chars
         self.chunks: list[Chunk] = []
         for file in self.docs.values():
             self.bm25.add(file.file_id, {
@@ -132,7 +136,7 @@ class SearchIndex:
                 key = normalized(name)
                 if key:
                     self.titles.setdefault(key, []).append(file.file_id)
-            self.chunks.extend(file_chunks(file, chunk_chars))
+            self.chunks.extend(chunk for chunk, _ in file_chunks(file, chunk_chars))
         self.mentions = sorted(((k, v) for k, v in self.titles.items() if len(k) >= MENTION_MIN),
                                key=lambda kv: -len(kv[0]))
         # mentionable titles by their first characters, then by length: at each position of a
@@ -147,20 +151,38 @@ class SearchIndex:
         self._embedded: ChunkMatrix | None = None
         self.missing_vectors = len(self.chunks)
 
+    def chunk_texts(self, wanted: Callable[[str], bool] = lambda key: True) -> Iterator[tuple[str, str]]:
+        """(key, text) of the chunks whose key ``wanted`` accepts, a chunk shared by several
+        files once. The texts are not kept: the files holding a wanted chunk are chunked again."""
+        files = dict.fromkeys(c.file_id for c in self.chunks if wanted(c.key))
+        given: set[str] = set()
+        for file_id in files:
+            for chunk, text in file_chunks(self.docs[file_id], self.chunk_chars):
+                if chunk.key not in given and wanted(chunk.key):
+                    given.add(chunk.key)
+                    yield chunk.key, text
+
     def refresh_vectors(self, vectors: Vectors) -> None:
         """Gather the chunk vectors embedded so far into one matrix (replaced as a whole, so
-        a search in another thread sees the old matrix or the new one, never half of each)."""
+        a search in another thread sees the old matrix or the new one, never half of each);
+        the store then keeps its rows as views of that matrix, not as a second copy."""
         slot_of = {fid: slot for slot, fid in enumerate(self._file_ids)}
-        found, files, starts = [], [], []
+        found, keys, files, starts = [], [], [], []
         for chunk in self.chunks:
             vec = vectors.get(chunk.key)
             if vec is not None:
                 found.append(vec)
+                keys.append(chunk.key)
                 files.append(slot_of[chunk.file_id])
                 starts.append(chunk.start)
-        self._embedded = ChunkMatrix(np.vstack(found).astype(np.float32), np.asarray(files, dtype=np.int64),
-                                     np.asarray(starts, dtype=np.int64)) if found else None
-        self.missing_vectors = len(self.chunks) - len(found)
+        if found:
+            matrix = np.asarray(np.vstack(found), dtype=np.float32)
+            del found
+            vectors.share(keys, matrix)
+            self._embedded = ChunkMatrix(matrix, np.asarray(files, dtype=np.int64), np.asarray(starts, dtype=np.int64))
+        else:
+            self._embedded = None
+        self.missing_vectors = len(self.chunks) - len(keys)
 
     @property
     def embedded(self) -> ChunkMatrix | None:

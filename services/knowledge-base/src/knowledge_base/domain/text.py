@@ -48,7 +48,7 @@ def is_bigram(token: str) -> bool:
     return token.startswith(BIGRAM_MARK)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)  # for the repeated runs of questions; at 65,536 it held ~50 MiB of one-off runs
 def _cjk_tokens(run: str) -> tuple[str, ...]:
     words = [w for w in jieba.lcut_for_search(run) if w not in STOPWORDS]
     bigrams = [run[i:i + 2] for i in range(len(run) - 1)]

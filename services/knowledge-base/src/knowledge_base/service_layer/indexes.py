@@ -26,7 +26,8 @@ class Indexes:
     def __init__(self, state: KnowledgeState, vectors: VectorStore | None, chunk_chars: int,
                  checkpoint: Callable[[dict[str, set[str]]], None] | None = None,
                  checkpoint_seconds: float = 30.0,
-                 settle: Callable[[], None] | None = None) -> None:
+                 settle: Callable[[], None] | None = None,
+                 release: Callable[[], object] | None = None) -> None:
         self.state = state
         self.vectors = vectors
         self.chunk_chars = chunk_chars
@@ -38,6 +39,7 @@ class Indexes:
         self._checkpoint_seconds = checkpoint_seconds
         self._saved_version = -1
         self._settle = settle  # run after each build, in the build's thread (bootstrap: the heap)
+        self._release = release  # after each vector refresh, in its thread: the old matrix's pages
         self._carried: dict[str, set[str]] = {}
 
     def carry(self, bases: dict[str, set[str]]) -> None:
@@ -62,7 +64,7 @@ class Indexes:
             index = SearchIndex(view, self.chunk_chars)
             seen = 0
             if self.vectors is not None:
-                self.vectors.want(index.chunks)
+                self.vectors.want(index.chunk_texts(self.vectors.lacks))
                 seen = self.vectors.version
                 index.refresh_vectors(self.vectors)
             if self._settle is not None:
@@ -90,9 +92,14 @@ class Indexes:
                 # the version before the refresh: batches embedded while it runs (in its
                 # thread) are picked up by the next search, not marked as seen
                 now = self.vectors.version
-                await asyncio.to_thread(index.refresh_vectors, self.vectors)
+                await asyncio.to_thread(self._refresh, index, self.vectors)
                 self._indexes[kb_id] = (version, index, now)
             return index
+
+    def _refresh(self, index: SearchIndex, vectors: VectorStore) -> None:
+        index.refresh_vectors(vectors)
+        if self._release is not None:
+            self._release()
 
     async def run(self, caught_up: asyncio.Event | None = None) -> None:
         """Index changed bases and embed pending chunks until cancelled. With ``caught_up``
