@@ -32,6 +32,7 @@ BENCHMARKS = [
     "bench.toon_size",
     "bench.knowledge_base_search",
     "bench.knowledge_base_folders",
+    "bench.knowledge_base_memory",
     "bench.run_sql",
 ]
 
