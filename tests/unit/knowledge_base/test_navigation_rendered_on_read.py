@@ -91,9 +91,9 @@ def test_the_view_holds_no_rendered_navigation_text_until_read() -> None:
     assert not held & set(derived.values())
     assert all(f.stored_content == "" and f.render is not None for f in view.files.values() if not f.source)
     assert all(f.render is None for f in view.files.values() if f.source)
-    catalogue = view.files["_index/catalog.json"].content
-    assert catalogue == derived["_index/catalog.json"]
-    assert catalogue in {obj for obj in reachable(view) if isinstance(obj, str)}  # kept by the cache once read
+    catalog = view.files["_index/catalog.json"].content
+    assert catalog == derived["_index/catalog.json"]
+    assert catalog in {obj for obj in reachable(view) if isinstance(obj, str)}  # kept by the cache once read
 
 
 def test_reading_every_generated_file_keeps_a_bounded_number_of_renders(

@@ -74,7 +74,7 @@ class _Renders:
             if directory:
                 self.subdirs.setdefault(posixpath.dirname(directory), []).append(directory)
 
-    def catalogue(self, sources: list[KbFile]) -> str:
+    def catalog(self, sources: list[KbFile]) -> str:
         return _json({"revision": self.revision, "files": [_entry(f) for f in sources]})
 
     def tags(self, sources: list[KbFile]) -> str:
@@ -117,9 +117,9 @@ def navigation_files(view: NavigationSource, graph_path: Callable[[str], str]) -
         return KbFile(view.kb_id, generated_file_id(view.kb_id, path), path, kind, title, description, "", "",
                       render=lazy)
 
-    catalogue = "_index/catalog.json"
-    yield generated(catalogue, "index_catalogue", "Catalogue", "Every source file of the knowledge base.",
-                    Lazy(cache, catalogue, renders.catalogue, sources))
+    catalog = "_index/catalog.json"
+    yield generated(catalog, "index_catalogue", "Catalogue", "Every source file of the knowledge base.",
+                    Lazy(cache, catalog, renders.catalog, sources))
     tags = "_index/tags.json"
     yield generated(tags, "index_catalogue", "Tags", "Source files by tag.", Lazy(cache, tags, renders.tags, sources))
     listed, paged, graphed = renders.listing, renders.page, renders.graph  # one bound method each, not one a file

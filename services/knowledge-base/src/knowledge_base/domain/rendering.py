@@ -1,6 +1,6 @@
 """Contents rendered when a reader asks: a derived navigation file keeps no text in its view.
 
-A view of a 20,000-file base would otherwise hold its catalogue, directory listings and one
+A view of a 20,000-file base would otherwise hold its catalog, directory listings and one
 ``_graph`` file per source file as strings (about half of the view's memory) for reads that are
 rare. Each generated file holds a :class:`Lazy` instead; one :class:`RenderCache` per view keeps
 the last few renders, bounded, so that a client reading every graph file grows no memory back.
