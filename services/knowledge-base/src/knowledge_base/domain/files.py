@@ -37,7 +37,7 @@ def parent_of(path: str) -> str:
     return posixpath.dirname(path)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KbFile:
     """One readable file: a source file or a derived navigation file.
 
