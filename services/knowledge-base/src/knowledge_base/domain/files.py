@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import posixpath
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import quote
+
+from knowledge_base.domain.rendering import Rendered
 
 FileKind = Literal["page", "index", "document", "directory_index", "index_catalogue", "graph"]
 NAVIGATION_KINDS = frozenset({"index", "directory_index", "index_catalogue", "graph"})
@@ -34,9 +37,13 @@ def parent_of(path: str) -> str:
     return posixpath.dirname(path)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KbFile:
-    """One readable file: a source file or a derived navigation file."""
+    """One readable file: a source file or a derived navigation file.
+
+    A source file stores its text (``stored_*``); a generated one stores none and has ``render``,
+    called when a reader asks for its content, SHA-256 or size (see ``domain/rendering.py``).
+    Read both kinds through ``content``, ``content_sha256``, ``size_bytes`` and ``body``."""
 
     kb_id: str
     file_id: str
@@ -44,15 +51,30 @@ class KbFile:
     kind: FileKind
     title: str
     description: str
-    content: str
-    content_sha256: str
+    stored_content: str
+    stored_sha256: str
     frontmatter: dict[str, Any] = field(default_factory=dict)
-    body: str = ""
+    stored_body: str = ""
     available: bool = True
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     derived: tuple[str, ...] = ()
     """Metadata fields derived because the frontmatter did not give them (title, description)."""
+    render: Callable[[], Rendered] | None = field(default=None, compare=False, repr=False)
+    """A generated file's content on demand (None for a source file, whose text is stored)."""
+
+    @property
+    def content(self) -> str:
+        return self.stored_content if self.render is None else self.render().content
+
+    @property
+    def content_sha256(self) -> str:
+        return self.stored_sha256 if self.render is None else self.render().sha256
+
+    @property
+    def body(self) -> str:
+        """The text without frontmatter (a generated file has none: its whole content)."""
+        return self.stored_body if self.render is None else self.render().content
 
     @property
     def navigation(self) -> bool:
@@ -64,7 +86,7 @@ class KbFile:
 
     @property
     def size_bytes(self) -> int:
-        return len(self.content.encode())
+        return len(self.stored_content.encode()) if self.render is None else self.render().size_bytes
 
     @property
     def graph_ref(self) -> str | None:

@@ -4,14 +4,14 @@ Readable like other files, marked as navigation, never search results and never 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import posixpath
 from collections.abc import Callable, Iterator, Mapping, Set
 from typing import Any, Protocol
 
-from knowledge_base.domain.files import KbFile, generated_file_id
+from knowledge_base.domain.files import FileKind, KbFile, generated_file_id
 from knowledge_base.domain.relations import Relation
+from knowledge_base.domain.rendering import Lazy, RenderCache, Rendered
 
 _INDEX_NAMES = frozenset({"index.md", "readme.md", "_index.md"})
 _INDEX_ORDER = {"index.md": 0, "Index.md": 1, "INDEX.md": 2, "README.md": 3, "readme.md": 4, "Readme.md": 5,
@@ -37,12 +37,6 @@ class NavigationSource(Protocol):
     def relations(self) -> Mapping[str, list[Relation]]: ...
 
 
-def _generated(view: NavigationSource, path: str, kind: str, title: str, description: str, content: str) -> KbFile:
-    sha = hashlib.sha256(content.encode()).hexdigest()
-    return KbFile(view.kb_id, generated_file_id(view.kb_id, path), path, kind, title,  # type: ignore[arg-type]
-                  description, content, sha, body=content)
-
-
 def _json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
@@ -62,44 +56,84 @@ def directory_indexes(view: NavigationSource) -> dict[str, str]:
     return found
 
 
-def navigation_files(view: NavigationSource, graph_path: Callable[[str], str]) -> Iterator[KbFile]:
-    sources = [f for _, f in sorted(view.files.items()) if not f.navigation]
-    directories = set(view.directories)  # the source's folders (the caller adds those of what is yielded)
-    yield _generated(view, "_index/catalog.json", "index_catalogue", "Catalogue",
-                     "Every source file of the knowledge base.",
-                     _json({"revision": view.revision, "files": [_entry(f) for f in sources]}))
-    tags: dict[str, list[str]] = {}
-    for file in sources:
-        for tag in file.tags:
-            tags.setdefault(tag, []).append(file.path)
-    yield _generated(view, "_index/tags.json", "index_catalogue", "Tags", "Source files by tag.",
-                     _json({"revision": view.revision, "tags": tags}))
-    indexes = directory_indexes(view)
-    for directory in sorted({"", *directories}):
-        children = [f for f in sources if posixpath.dirname(f.path) == directory]
-        subdirs = sorted(d for d in directories if d and posixpath.dirname(d) == directory)
-        listing = directory or "root"
-        yield _generated(view, f"_index/directories/{listing}.json", "index_catalogue",
-                         f"Directory {directory or '/'}", f"Files and folders in {directory or '/'}.",
-                         _json({"directory": directory, "directories": subdirs,
-                                "files": [_entry(f) for f in children]}))
-        if directory not in indexes:  # no index.md, README.md or _index.md of its own
-            index_md = posixpath.join(directory, "index.md") if directory else "index.md"
-            lines = [f"# {directory or view.name or view.kb_id}", ""]
-            for sub in subdirs:
-                target = posixpath.relpath(indexes.get(sub, f"{sub}/index.md"), directory or ".")
-                lines.append(f"- [{posixpath.basename(sub)}/]({target})")
-            lines += [f"- [{f.title}]({posixpath.basename(f.path)})" for f in children]
-            yield _generated(view, index_md, "directory_index", f"Index of {directory or '/'}",
-                             f"Navigation page of {directory or 'the knowledge base'}.", "\n".join(lines) + "\n")
-    for file in sources:
-        if not file.available:
-            continue
+class _Renders:
+    """What the derived files are rendered from, captured when the view is built: its sources by
+    path and by directory, its folders then, its relations (never the view itself, which holds
+    the files that hold these renders)."""
+
+    def __init__(self, view: NavigationSource, sources: list[KbFile], directories: Set[str]) -> None:
+        self.name = view.name or view.kb_id
+        self.revision = view.revision
+        self.relations = view.relations
+        self.indexes = directory_indexes(view)
+        self.children: dict[str, list[KbFile]] = {}
+        for file in sources:
+            self.children.setdefault(posixpath.dirname(file.path), []).append(file)
+        self.subdirs: dict[str, list[str]] = {}
+        for directory in sorted(directories):
+            if directory:
+                self.subdirs.setdefault(posixpath.dirname(directory), []).append(directory)
+
+    def catalog(self, sources: list[KbFile]) -> str:
+        return _json({"revision": self.revision, "files": [_entry(f) for f in sources]})
+
+    def tags(self, sources: list[KbFile]) -> str:
+        tags: dict[str, list[str]] = {}
+        for file in sources:
+            for tag in file.tags:
+                tags.setdefault(tag, []).append(file.path)
+        return _json({"revision": self.revision, "tags": tags})
+
+    def listing(self, directory: str) -> str:
+        return _json({"directory": directory, "directories": self.subdirs.get(directory, []),
+                      "files": [_entry(f) for f in self.children.get(directory, [])]})
+
+    def page(self, directory: str) -> str:
+        lines = [f"# {directory or self.name}", ""]
+        for sub in self.subdirs.get(directory, []):
+            target = posixpath.relpath(self.indexes.get(sub, f"{sub}/index.md"), directory or ".")
+            lines.append(f"- [{posixpath.basename(sub)}/]({target})")
+        lines += [f"- [{f.title}]({posixpath.basename(f.path)})" for f in self.children.get(directory, [])]
+        return "\n".join(lines) + "\n"
+
+    def graph(self, file: KbFile) -> str:
         relations = [
             {"path": r.target_path, "relationType": r.relation_type, "direction": r.direction,
              "weight": r.weight, "reason": r.reason}
-            for r in view.relations.get(file.path, [])
+            for r in self.relations.get(file.path, [])
         ]
-        yield _generated(view, graph_path(file.path), "graph", f"Relations of {file.title}",
-                         f"Relations of {file.path}.",
-                         _json({"fileId": file.file_id, "path": file.path, "relations": relations}))
+        return _json({"fileId": file.file_id, "path": file.path, "relations": relations})
+
+
+def navigation_files(view: NavigationSource, graph_path: Callable[[str], str]) -> Iterator[KbFile]:
+    """The derived files of ``view``, each without content: it is rendered when read, through
+    one bounded cache per view (``domain/rendering.py``)."""
+    sources = [f for _, f in sorted(view.files.items()) if not f.navigation]
+    directories = set(view.directories)  # the source's folders (the caller adds those of what is yielded)
+    renders = _Renders(view, sources, directories)
+    cache = RenderCache()
+
+    def generated(path: str, kind: FileKind, title: str, description: str, lazy: Callable[[], Rendered]) -> KbFile:
+        return KbFile(view.kb_id, generated_file_id(view.kb_id, path), path, kind, title, description, "", "",
+                      render=lazy)
+
+    catalog = "_index/catalog.json"
+    yield generated(catalog, "index_catalogue", "Catalogue", "Every source file of the knowledge base.",
+                    Lazy(cache, catalog, renders.catalog, sources))
+    tags = "_index/tags.json"
+    yield generated(tags, "index_catalogue", "Tags", "Source files by tag.", Lazy(cache, tags, renders.tags, sources))
+    listed, paged, graphed = renders.listing, renders.page, renders.graph  # one bound method each, not one a file
+    for directory in sorted({"", *directories}):
+        listing = f"_index/directories/{directory or 'root'}.json"
+        yield generated(listing, "index_catalogue", f"Directory {directory or '/'}",
+                        f"Files and folders in {directory or '/'}.", Lazy(cache, listing, listed, directory))
+        if directory not in renders.indexes:  # no index.md, README.md or _index.md of its own
+            index_md = posixpath.join(directory, "index.md") if directory else "index.md"
+            yield generated(index_md, "directory_index", f"Index of {directory or '/'}",
+                            f"Navigation page of {directory or 'the knowledge base'}.",
+                            Lazy(cache, index_md, paged, directory))
+    for file in sources:
+        if file.available:
+            path = graph_path(file.path)
+            yield generated(path, "graph", f"Relations of {file.title}", f"Relations of {file.path}.",
+                            Lazy(cache, path, graphed, file))

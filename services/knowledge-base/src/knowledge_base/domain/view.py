@@ -63,7 +63,7 @@ def source_file(kb_id: str, path: str, content: str | None, sha: str) -> tuple[K
     meta = derive_metadata(path, doc.frontmatter, doc.body)
     file = KbFile(
         kb_id, file_id, path, _kind(path), meta.title, meta.description, content, sha,  # type: ignore[arg-type]
-        frontmatter=doc.frontmatter, body=doc.body, tags=meta.tags, aliases=meta.aliases, derived=meta.derived,
+        frontmatter=doc.frontmatter, stored_body=doc.body, tags=meta.tags, aliases=meta.aliases, derived=meta.derived,
     )
     return file, doc.refs
 
