@@ -54,7 +54,9 @@ class KbFile:
     stored_content: str
     stored_sha256: str
     frontmatter: dict[str, Any] = field(default_factory=dict)
-    stored_body: str = ""
+    stored_body: str | int = ""
+    """The body, or where it starts in ``stored_content`` when it is the content's tail (most
+    are: only the frontmatter is cut off), so the text is not held twice."""
     available: bool = True
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
@@ -74,7 +76,10 @@ class KbFile:
     @property
     def body(self) -> str:
         """The text without frontmatter (a generated file has none: its whole content)."""
-        return self.stored_body if self.render is None else self.render().content
+        if self.render is not None:
+            return self.render().content
+        body = self.stored_body
+        return body if isinstance(body, str) else self.stored_content[body:]
 
     @property
     def navigation(self) -> bool:

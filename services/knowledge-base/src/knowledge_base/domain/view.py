@@ -61,9 +61,12 @@ def source_file(kb_id: str, path: str, content: str | None, sha: str) -> tuple[K
                       available=False), ()
     doc = parse_source(path, content)
     meta = derive_metadata(path, doc.frontmatter, doc.body)
+    body: str | int = doc.body
+    if doc.body is not content and doc.body and content.endswith(doc.body):
+        body = len(content) - len(doc.body)  # the tail of the content: not a second copy
     file = KbFile(
         kb_id, file_id, path, _kind(path), meta.title, meta.description, content, sha,  # type: ignore[arg-type]
-        frontmatter=doc.frontmatter, stored_body=doc.body, tags=meta.tags, aliases=meta.aliases, derived=meta.derived,
+        frontmatter=doc.frontmatter, stored_body=body, tags=meta.tags, aliases=meta.aliases, derived=meta.derived,
     )
     return file, doc.refs
 
