@@ -7,8 +7,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from starlette.exceptions import HTTPException
 
+from bkn_common.contracts.errors import ApiError, ErrorCode
 from bkn_common.framework.http import install_error_handlers
-from gateway.entrypoints.openapi_kb import PREFIX, routing_refusal
+from gateway.entrypoints.openapi_kb import PREFIX, router, routing_refusal
 
 
 def _client() -> TestClient:
@@ -51,3 +52,20 @@ def test_elsewhere_the_mesh_envelope() -> None:
     assert (unknown.status_code, unknown.json()["code"]) == (404, "route_not_found")
     wrong = client.get("/api/agent-retrieval/v1/kn/search_capabilities")
     assert (wrong.status_code, wrong.json()["code"], wrong.headers["allow"]) == (405, "method_not_allowed", "POST")
+
+
+class _RefusingAuthentication:
+    """Refuses every credential with a header the refusal must keep."""
+
+    def authenticate(self, authorization: str | None) -> object:
+        raise ApiError(ErrorCode.UNAUTHENTICATED, 401, headers={"WWW-Authenticate": 'Bearer realm="bkn"'})
+
+
+def test_a_refused_knowledge_base_call_keeps_its_headers_and_request_id() -> None:
+    app = FastAPI()
+    install_error_handlers(app)
+    app.include_router(router(None, _RefusingAuthentication()))  # type: ignore[arg-type]
+    response = TestClient(app).get("/openapi/v2/knowledge-bases/kb1/tree", headers={"bkn-request-id": "req-42"})
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == 'Bearer realm="bkn"'
+    assert response.headers["bkn-request-id"] == response.json()["requestId"] == "req-42"

@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
 from bkn_common.contracts.errors import ApiError
 from bkn_common.contracts.openapi_errors import as_openapi_error
-from bkn_common.framework.http import error_response, json_response, request_id, request_language, routing_error
+from bkn_common.framework.http import error_response, json_response, request_language, routing_error
 from gateway.entrypoints.auth import call_context
 from gateway.entrypoints.rest import outcome_headers
 from gateway.service_layer.deps import Deps
@@ -57,10 +57,8 @@ def router(deps: Deps, authenticator: Authentication) -> APIRouter:
         try:
             ctx = call_context(request, authenticator, "rest")
             outcome = await call_tool(deps, ctx, tool, arguments)
-        except ApiError as exc:
-            error = as_openapi_error(exc, request_language(request))
-            return JSONResponse(error.render(request_language(request), request_id(request)),
-                                status_code=error.status)
+        except ApiError as exc:  # its headers (Retry-After) and the request id go along
+            return error_response(request, as_openapi_error(exc, request_language(request)))
         return json_response(outcome.data, outcome_headers(outcome))
 
     @api.get("/tree")
