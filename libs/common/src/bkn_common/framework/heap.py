@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import gc
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -69,9 +68,9 @@ def settle(*, unfreeze: bool = False, collect: bool = True) -> None:
 
 @cache
 def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL(ctypes.util.find_library("c")).malloc_trim
-    except (OSError, AttributeError, TypeError):  # not glibc: nothing to give back this way
+    try:  # the process's own symbols: libc is loaded already, no library search (no subprocess)
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has none): nothing to give back this way
         return None
     return trim
 

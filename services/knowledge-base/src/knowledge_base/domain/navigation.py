@@ -99,7 +99,7 @@ class _Renders:
 
     def listing(self, directory: str) -> str:
         return _listing_json({"directory": directory, "directories": self.subdirs.get(directory, []),
-                      "files": [_entry(f) for f in self.children.get(directory, [])]})
+                              "files": [_entry(f) for f in self.children.get(directory, [])]})
 
     def page(self, directory: str) -> str:
         lines = [f"# {directory or self.name}", ""]
