@@ -63,8 +63,9 @@ class VectorStore:
     def want(self, chunks: Iterable[tuple[str, str]]) -> int:
         """Queue the (key, text) chunks not embedded yet; the texts are kept only until then."""
         added = 0
+        given = list(chunks)  # made outside the lock: making them chunks whole files again
         with self._lock:
-            for key, text in chunks:
+            for key, text in given:
                 if key not in self.vectors and key not in self._pending:
                     self._pending[key] = text
                     added += 1
