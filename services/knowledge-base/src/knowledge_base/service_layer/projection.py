@@ -7,6 +7,7 @@ rebuilt from offset zero has the same digest. Each base keeps up to two contents
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class KnowledgeState:
         self.bases: dict[str, BaseRecord] = {}
         self._views: dict[str, tuple[int, BaseView]] = {}
         self._parsed: dict[str, ParsedCache] = {}
+        self._view_lock = threading.Lock()
 
     def _base(self, kb_id: str) -> BaseRecord:
         base = self.bases.get(kb_id)
@@ -99,12 +101,22 @@ class KnowledgeState:
                     base.version += 1
 
     def view(self, kb_id: str) -> BaseView | None:
-        """The readable view of a base (cached until the base changes); None if never applied."""
+        """The readable view of a base (cached until the base changes); None if never applied.
+        Built by one thread at a time (the index build's and the readers' worker threads ask
+        for it together after an apply): the others wait for it instead of building it again."""
         base = self.bases.get(kb_id)
         if base is None or not base.applied:
             return None
         cached = self._views.get(kb_id)
         if cached is not None and cached[0] == base.version:
+            return cached[1]
+        with self._view_lock:
+            return self._build_view(base)
+
+    def _build_view(self, base: BaseRecord) -> BaseView:
+        kb_id, version = base.kb_id, base.version  # the fold may move on while this thread builds
+        cached = self._views.get(kb_id)
+        if cached is not None and cached[0] == version:
             return cached[1]
         parsed = self._parsed.setdefault(kb_id, {})
         view = build_view(base.kb_id, base.name, base.revision, base.readers, base.manifest,
@@ -112,7 +124,7 @@ class KnowledgeState:
         live = set(base.manifest.items())
         for key in [k for k in parsed if k not in live]:
             del parsed[key]
-        self._views[kb_id] = (base.version, view)
+        self._views[kb_id] = (version, view)
         return view
 
     def checkpoint_data(self) -> dict[str, Any]:
