@@ -6,11 +6,11 @@ A chunk keeps its key and place, not its text: the texts are a second copy of ev
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
 from knowledge_base.domain.files import KbFile
+from knowledge_base.domain.view import sha256_text
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 
@@ -21,11 +21,7 @@ class Chunk:
     start: int
     """Offset of the chunk in the file's body (-1 for the head chunk)."""
     key: str
-    """sha256 of the text embedded for it (:func:`chunk_key`): its vector's key."""
-
-
-def chunk_key(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
+    """sha256 of the text embedded for it (``view.sha256_text``): its vector's key."""
 
 
 def _pieces(body: str, size: int) -> list[tuple[int, str]]:
@@ -63,4 +59,4 @@ def file_chunks(file: KbFile, size: int) -> list[tuple[Chunk, str]]:
     head = ". ".join(p for p in [file.title, *file.aliases, file.description,
                                  ", ".join(file.tags)] if p)
     texts = [(-1, head)] + [(start, f"{file.title}. {text.strip()}") for start, text in _pieces(file.body, size)]
-    return [(Chunk(file.file_id, start, chunk_key(text)), text) for start, text in texts]
+    return [(Chunk(file.file_id, start, sha256_text(text)), text) for start, text in texts]
