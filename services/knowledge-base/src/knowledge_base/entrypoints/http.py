@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
@@ -66,12 +67,16 @@ def reader_dependency(settings: KnowledgeBaseSettings, limiter: RateLimiter) -> 
 def router(state: KnowledgeState, searcher: Searcher, reader_for: ReaderFor) -> APIRouter:
     api = APIRouter(prefix="/internal/v1/knowledge-bases/{kb_id}")
 
+    async def read(request: Request, handler: Callable[..., dict[str, Any]], *args: Any) -> Response:
+        """``handler(state, reader, *args)`` in a worker thread, its answer as JSON."""
+        reader = await reader_for(request)
+        return json_response(await asyncio.to_thread(handler, state, reader, *args))
+
     @api.get("/tree")
     async def tree(kb_id: str, request: Request) -> Response:
         q = request.query_params
-        return json_response(await asyncio.to_thread(
-            reading.list_tree, state, await reader_for(request), kb_id, q.get("parentPath"), q.get("cursor"),
-            _int(request, "limit"), q.get("entryType")))
+        return await read(request, reading.list_tree, kb_id, q.get("parentPath"), q.get("cursor"),
+                          _int(request, "limit"), q.get("entryType"))
 
     @api.get("/files/search")
     async def search(kb_id: str, request: Request) -> Response:
@@ -83,26 +88,21 @@ def router(state: KnowledgeState, searcher: Searcher, reader_for: ReaderFor) -> 
 
     @api.get("/files/content")
     async def content_by_path(kb_id: str, request: Request) -> Response:
-        path = request.query_params.get("path")
-        file_id = request.query_params.get("fileId")
-        return json_response(await asyncio.to_thread(reading.read_file, state, await reader_for(request), kb_id,
-                                                     file_id, path))
+        q = request.query_params
+        return await read(request, reading.read_file, kb_id, q.get("fileId"), q.get("path"))
 
     @api.get("/files/{file_id}")
     async def get_file(kb_id: str, file_id: str, request: Request) -> Response:
-        return json_response(await asyncio.to_thread(reading.get_file, state, await reader_for(request), kb_id,
-                                                     file_id))
+        return await read(request, reading.get_file, kb_id, file_id)
 
     @api.get("/files/{file_id}/content")
     async def content_by_id(kb_id: str, file_id: str, request: Request) -> Response:
-        return json_response(await asyncio.to_thread(reading.read_file, state, await reader_for(request), kb_id,
-                                                     file_id, None))
+        return await read(request, reading.read_file, kb_id, file_id, None)
 
     @api.get("/files/{file_id}/related")
     async def related(kb_id: str, file_id: str, request: Request) -> Response:
         q = request.query_params
-        return json_response(await asyncio.to_thread(reading.read_related, state, await reader_for(request),
-                                                     kb_id, file_id, q.get("cursor"), _int(request, "limit")))
+        return await read(request, reading.read_related, kb_id, file_id, q.get("cursor"), _int(request, "limit"))
 
     @api.get("/graph/expand")
     async def expand(kb_id: str, request: Request) -> Response:
@@ -110,8 +110,7 @@ def router(state: KnowledgeState, searcher: Searcher, reader_for: ReaderFor) -> 
         file_id = q.get("fileId")
         if not file_id:
             raise errors.validation("fileId is required", field="fileId")
-        return json_response(await asyncio.to_thread(
-            reading.expand_graph, state, await reader_for(request), kb_id, file_id, _int(request, "depth"),
-            _int(request, "fanout"), _int(request, "limit"), q.get("cursor")))
+        return await read(request, reading.expand_graph, kb_id, file_id, _int(request, "depth"),
+                          _int(request, "fanout"), _int(request, "limit"), q.get("cursor"))
 
     return api
