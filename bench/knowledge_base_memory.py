@@ -66,9 +66,10 @@ def _fold(state: KnowledgeState, folder: Path, previous: Any) -> Any:
     del loaded
     gc.collect()
     for position in range(len(log)):
-        record, log[position] = log[position], b""
-        state.apply(decode_event(record))
-    return decode_event(record).event
+        record = decode_event(log[position])
+        log[position] = b""
+        state.apply(record)
+    return record.event  # the base record, always last
 
 
 def _index(state: KnowledgeState) -> SearchIndex:

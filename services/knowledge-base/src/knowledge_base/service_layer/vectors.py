@@ -63,7 +63,7 @@ class VectorStore:
     def want(self, chunks: Iterable[tuple[str, str]]) -> int:
         """Queue the (key, text) chunks not embedded yet; the texts are kept only until then."""
         added = 0
-        given = list(chunks)  # made outside the lock: making them chunks whole files again
+        given = list(chunks)  # before the lock: an index's chunk_texts chunks its files again
         with self._lock:
             for key, text in given:
                 if key not in self.vectors and key not in self._pending:
