@@ -346,10 +346,6 @@ def test_embedder_from_setting() -> None:
         embedder_from_setting("no-such-model")
 
 
-def test_fake_embedder_satisfies_the_protocol() -> None:
-    assert isinstance(FakeEmbedder(), Embedder)
-
-
 # ---------------------------------------------------------------- score fusion
 def test_score_fusion_is_a_convex_combination_of_normalised_bm25_and_cosine() -> None:
     lexical = [("a", 8.0), ("b", 4.0)]

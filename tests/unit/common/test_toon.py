@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bkn_common.domain.toon import TOON_MEDIA_TYPE, encode_toon
+from bkn_common.domain.toon import encode_toon
 
 
 def case(rule: str, value: Any, expected: str, **options: Any) -> Any:
@@ -448,10 +448,6 @@ def test_s12_no_trailing_whitespace_on_any_line(
 ) -> None:
     lines = encode_toon(value, **options).split("\n")
     assert all(line == line.rstrip(" ") for line in lines)
-
-
-def test_media_type() -> None:
-    assert TOON_MEDIA_TYPE == "application/toon"
 
 
 @pytest.mark.parametrize("delimiter", [";", "", ",,"])

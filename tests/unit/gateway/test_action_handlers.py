@@ -78,9 +78,12 @@ async def test_the_same_submission_again_is_a_409_naming_the_first() -> None:
 ])
 async def test_another_submission_is_not_a_duplicate(changes: dict[str, Any]) -> None:
     handler_deps = deps(services("execute"))
-    await actions.execute_action(handler_deps, context(), submission())
-    await actions.execute_action(handler_deps, context(), submission(**changes))
-    await actions.execute_action(handler_deps, context("bob"), submission())  # another caller
+    accepted = [await actions.execute_action(handler_deps, context(), submission()),
+                await actions.execute_action(handler_deps, context(), submission(**changes)),
+                await actions.execute_action(handler_deps, context("bob"), submission())]  # another caller
+    assert isinstance(handler_deps.events, FakePublisher)
+    published = [event.execution_id for event in handler_deps.events.published]
+    assert published == [answer["execution_id"] for answer in accepted] and len(set(published)) == 3
 
 
 async def test_targets_in_another_order_are_the_same_submission() -> None:

@@ -162,7 +162,8 @@ def test_host_keys_and_invocations_are_indexed_per_account() -> None:
 def test_digest_changes_with_content() -> None:
     changed = feed(TraceStore(), [started(question="x")])
     assert feed(TraceStore(), [started()]).digest() != changed.digest()
-    assert TraceStore().digest() == TraceStore().digest()
+    assert feed(TraceStore(), [started()]).digest() == feed(TraceStore(), [started()]).digest()
+    assert TraceStore().digest() != feed(TraceStore(), [started()]).digest()
 
 
 def test_a_known_outcome_supersedes_a_recovered_receipt_in_either_order() -> None:
