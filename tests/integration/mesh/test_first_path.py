@@ -50,11 +50,25 @@ def test_search_lists_mounted_published_enabled_in_binding_order(mesh: RunningMe
     assert ("function", "box_finance", "tool_get_invoice") not in got
 
 
+MESH_SERVICES = frozenset({"gateway", "capability-index", "tool-executor", "trace-recorder", "ontology-query",
+                           "knowledge-base"})
+
+
 def test_every_service_answers_health_and_readiness(mesh: RunningMesh) -> None:
+    checked = set()
     for process in mesh.layout.services():
-        for path in ("/healthz", process.health_path):
-            response = httpx.get(f"http://127.0.0.1:{process.port}{path}", timeout=5)
-            assert response.status_code == 200, (process.name, path, response.text)
+        health = httpx.get(f"http://127.0.0.1:{process.port}/healthz", timeout=5)
+        assert (health.status_code, health.json()["status"]) == (200, "ok"), (process.name, health.text)
+        ready = httpx.get(f"http://127.0.0.1:{process.port}{process.health_path}", timeout=5)
+        assert ready.status_code == 200, (process.name, ready.text)
+        if process.name not in MESH_SERVICES:  # the demo upstreams answer a bare 200
+            continue
+        body = ready.json()
+        # every dependency the service checks is named and passing, not just a 200
+        assert body["status"] == "ready" and body["checks"], (process.name, body)
+        assert all(passed is True for passed in body["checks"].values()), (process.name, body)
+        checked.add(process.name)
+    assert checked == MESH_SERVICES
 
 
 @pytest.mark.parametrize(
